@@ -1,0 +1,78 @@
+// swift-tools-version: 6.1
+// SPDX-License-Identifier: Apache-2.0
+
+import PackageDescription
+
+let package = Package(
+  name: "Retouch",
+  products: [
+    .library(name: "RetouchCore", targets: ["RetouchCore"]),
+    .library(name: "RetouchIO", targets: ["RetouchIO"]),
+    .executable(name: "retouch", targets: ["retouch"]),
+    .executable(name: "retouch-bench", targets: ["retouch-bench"]),
+  ],
+  targets: [
+    // MARK: C libraries (Debian -dev packages; scripts/setup.sh installs them)
+    .systemLibrary(
+      name: "CJPEGTurbo", pkgConfig: "libjpeg",
+      providers: [.apt(["libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]),
+    .systemLibrary(
+      name: "CPNG", pkgConfig: "libpng",
+      providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+    .systemLibrary(
+      name: "CHeif", pkgConfig: "libheif",
+      providers: [.apt(["libheif-dev"]), .brew(["libheif"])]),
+    .systemLibrary(
+      name: "CLCMS2", pkgConfig: "lcms2",
+      providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
+    .systemLibrary(
+      name: "CExif", pkgConfig: "libexif",
+      providers: [.apt(["libexif-dev"]), .brew(["libexif"])]),
+
+    // MARK: Our own thin C shims (the only place setjmp/longjmp and C macros are handled)
+    .target(
+      name: "CRetouchShims",
+      dependencies: ["CJPEGTurbo", "CPNG", "CLCMS2", "CExif"],
+      cSettings: [.unsafeFlags(["-O3"])]),
+
+    // MARK: Swift modules, lowest layer first
+    .target(
+      name: "RetouchCore",
+      swiftSettings: optimized),
+    .target(
+      name: "RetouchIO",
+      dependencies: ["RetouchCore", "CRetouchShims", "CHeif", "CLCMS2", "CExif", "CPNG"],
+      swiftSettings: optimized),
+
+    // MARK: Executables
+    .executableTarget(
+      name: "retouch",
+      dependencies: ["RetouchCore", "RetouchIO"],
+      swiftSettings: optimized),
+    .executableTarget(
+      name: "retouch-bench",
+      dependencies: ["RetouchCore", "RetouchIO"],
+      swiftSettings: optimized),
+
+    // MARK: Tests
+    .target(
+      name: "RetouchTestSupport",
+      dependencies: ["RetouchCore", "CPNG"],
+      path: "Tests/RetouchTestSupport"),
+    .testTarget(
+      name: "RetouchCoreTests",
+      dependencies: ["RetouchCore", "RetouchTestSupport"]),
+    .testTarget(
+      name: "RetouchIOTests",
+      dependencies: ["RetouchIO", "RetouchCore", "RetouchTestSupport"]),
+    .testTarget(
+      name: "retouchCLITests",
+      dependencies: ["RetouchTestSupport"]),
+  ],
+  swiftLanguageModes: [.v6]
+)
+
+/// Settings for modules with hot pixel loops: tuned for the CPUs we ship on (x86-64-v3 class).
+var optimized: [SwiftSetting] {
+  [.unsafeFlags(["-target-cpu", "haswell"], .when(platforms: [.linux]))]
+}

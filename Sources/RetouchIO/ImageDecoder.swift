@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchCore
+
+/// Decodes JPEG, PNG and HEIF photos into upright, colour-managed ``RetouchCore/Image``s.
+///
+/// The format is sniffed from the bytes, never from the file name. Decoding is synchronous and
+/// uses the calling thread (plus the codec's own threads, for HEVC). Safe to use from any thread.
+public struct ImageDecoder: Sendable {
+  public var options: DecodeOptions
+
+  public init(options: DecodeOptions = DecodeOptions()) {
+    self.options = options
+  }
+
+  /// Reads and decodes the file at `url`.
+  ///
+  /// - Throws: ``ImageDecodingError`` (`source` is the file's last path component).
+  public func decode(_ url: URL) throws(ImageDecodingError) -> DecodedImage {
+    let data = try Self.read(url)
+    return try decode(data, source: url.lastPathComponent)
+  }
+
+  /// Decodes an encoded photo held in memory.
+  ///
+  /// - Throws: ``ImageDecodingError``.
+  public func decode(_ data: Data, source: String = "<memory>") throws(ImageDecodingError) -> DecodedImage {
+    let format = try Self.format(of: data, source: source)
+    var raw: RawDecode
+    switch format {
+    case .jpeg: raw = try JPEGCodec.decode(data, source: source, options: options)
+    case .png: raw = try PNGCodec.decode(data, source: source, options: options)
+    case .heif: raw = try HEIFCodec.decode(data, source: source, options: options)
+    default:
+      throw ImageDecodingError(
+        .unsupportedFormat, source: source,
+        detail: "\(format) files are recognised but not decoded; convert to JPEG, PNG or HEIC first.")
+    }
+    return finish(raw, format: format, source: source)
+  }
+
+  /// Reads only the container and its metadata, without decoding pixels (fast; for `info`).
+  ///
+  /// - Throws: ``ImageDecodingError``.
+  public func readMetadata(_ data: Data, source: String = "<memory>") throws(ImageDecodingError) -> (format: ImageFormat, metadata: PhotoMetadata, warnings: [String]) {
+    let format = try Self.format(of: data, source: source)
+    let header: (storedSize: PixelSize, blocks: MetadataBlocks, orientationApplied: Bool)
+    switch format {
+    case .jpeg: header = try JPEGCodec.readHeader(data, source: source, options: options)
+    case .png: header = try PNGCodec.readHeader(data, source: source, options: options)
+    case .heif: header = try HEIFCodec.readHeader(data, source: source, options: options)
+    default:
+      throw ImageDecodingError(
+        .unsupportedFormat, source: source,
+        detail: "\(format) files are recognised but not read; convert to JPEG, PNG or HEIC first.")
+    }
+    var warnings: [String] = []
+    var metadata = PhotoMetadata(parsing: header.blocks, storedSize: header.storedSize, warnings: &warnings)
+    if header.orientationApplied { metadata.orientation = .up }
+    return (format, metadata, warnings)
+  }
+
+  func finish(_ raw: RawDecode, format: ImageFormat, source: String) -> DecodedImage {
+    var warnings = raw.warnings
+    var metadata = PhotoMetadata(parsing: raw.blocks, storedSize: raw.storedSize, warnings: &warnings)
+    var image = raw.image
+    if raw.orientationApplied {
+      // The codec already applied the container's transforms; report the result as upright.
+      metadata.orientation = .up
+    } else if options.appliesOrientation {
+      image = image.applyingOrientation(metadata.orientation)
+    }
+    if options.convertsColor {
+      image = ColorConversion.toWorkingSpace(
+        image, profile: raw.blocks.iccProfile, nclx: raw.blocks.nclx, warnings: &warnings)
+    }
+    return DecodedImage(
+      image: image, format: format, metadata: metadata, warnings: warnings,
+      scaleDenominator: raw.scaleDenominator)
+  }
+
+  static func format(of data: Data, source: String) throws(ImageDecodingError) -> ImageFormat {
+    guard !data.isEmpty else {
+      throw ImageDecodingError(.empty, source: source, detail: "the file has no bytes.")
+    }
+    guard let format = ImageFormat.sniff(data) else {
+      throw ImageDecodingError(
+        .unsupportedFormat, source: source,
+        detail: "not a JPEG, PNG or HEIC image: file starts with \(ImageFormat.leadingHex(data, count: 8)).")
+    }
+    return format
+  }
+
+  static func read(_ url: URL) throws(ImageDecodingError) -> Data {
+    do {
+      return try Data(contentsOf: url, options: [.mappedIfSafe])
+    } catch {
+      let reason = (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+      throw ImageDecodingError(.unreadable, source: url.lastPathComponent, detail: "\(reason)")
+    }
+  }
+}

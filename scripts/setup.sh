@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Installs the Debian packages Retouch needs to build and test. Idempotent: quiet when all is
+# there, otherwise says what it installs. Usage: scripts/setup.sh
+set -euo pipefail
+
+packages=(
+  pkg-config
+  libjpeg62-turbo-dev   # JPEG decode/encode (libjpeg-turbo)
+  libpng-dev            # PNG
+  libheif-dev           # HEIF/HEIC (libheif with libde265 decoder and x265 encoder)
+  liblcms2-dev          # ICC colour management
+  libexif-dev           # EXIF parsing
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ! command -v swift >/dev/null; then
+  echo "setup: the Swift toolchain (6.1 or later) is not on PATH; install it from swift.org first." >&2
+  exit 1
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
+
+echo "setup: installing ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+for attempt in 1 2 3 4 5 6; do
+  if $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+      --no-install-recommends "${missing[@]}" >/dev/null; then
+    exit 0
+  fi
+  echo "setup: apt-get failed (attempt $attempt); retrying in 10 s" >&2
+  sleep 10
+done
+echo "setup: could not install ${missing[*]}" >&2
+exit 1
