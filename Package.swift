@@ -64,7 +64,8 @@ let package = Package(
       dependencies: ["RetouchCore", "RetouchTestSupport"]),
     .testTarget(
       name: "RetouchIOTests",
-      dependencies: ["RetouchIO", "RetouchCore", "RetouchTestSupport"]),
+      dependencies: ["RetouchIO", "RetouchCore", "RetouchTestSupport", "CRetouchShims"],
+      resources: [.copy("Fixtures")]),
     .testTarget(
       name: "retouchCLITests",
       dependencies: ["RetouchTestSupport"]),
