@@ -8,6 +8,7 @@ let package = Package(
   products: [
     .library(name: "RetouchCore", targets: ["RetouchCore"]),
     .library(name: "RetouchIO", targets: ["RetouchIO"]),
+    .library(name: "RetouchRender", targets: ["RetouchRender"]),
     .executable(name: "retouch", targets: ["retouch"]),
     .executable(name: "retouch-bench", targets: ["retouch-bench"]),
   ],
@@ -40,6 +41,10 @@ let package = Package(
       name: "RetouchCore",
       swiftSettings: optimized),
     .target(
+      name: "RetouchRender",
+      dependencies: ["RetouchCore"],
+      swiftSettings: optimized),
+    .target(
       name: "RetouchIO",
       dependencies: ["RetouchCore", "CRetouchShims", "CHeif", "CLCMS2", "CExif", "CPNG"],
       swiftSettings: optimized),
@@ -68,7 +73,7 @@ let package = Package(
       resources: [.copy("Fixtures")]),
     .testTarget(
       name: "retouchCLITests",
-      dependencies: ["RetouchTestSupport"]),
+      dependencies: ["retouch", "RetouchTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

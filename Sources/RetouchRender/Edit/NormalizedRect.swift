@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// A rectangle in unit coordinates of an image: (0, 0) is the top-left corner, (1, 1) the
+/// bottom-right; ``full`` is the whole image.
+public struct NormalizedRect: Sendable, Hashable, Codable, CustomStringConvertible {
+  public var x: Double
+  public var y: Double
+  public var width: Double
+  public var height: Double
+
+  public init(x: Double, y: Double, width: Double, height: Double) {
+    self.x = x
+    self.y = y
+    self.width = width
+    self.height = height
+  }
+
+  /// The whole image.
+  public static let full = NormalizedRect(x: 0, y: 0, width: 1, height: 1)
+
+  public var maxX: Double { x + width }
+  public var maxY: Double { y + height }
+  public var midX: Double { x + width / 2 }
+  public var midY: Double { y + height / 2 }
+
+  /// Whether the rectangle covers the whole image (within 1e-9).
+  public var isFull: Bool {
+    abs(x) < 1e-9 && abs(y) < 1e-9 && abs(width - 1) < 1e-9 && abs(height - 1) < 1e-9
+  }
+
+  /// Whether it lies inside the image with a positive size.
+  public var isValid: Bool {
+    x.isFinite && y.isFinite && width.isFinite && height.isFinite && width > 0 && height > 0
+      && x >= -1e-9 && y >= -1e-9 && maxX <= 1 + 1e-9 && maxY <= 1 + 1e-9
+  }
+
+  /// The pixel rectangle for an image of `width × height`, rounded outwards to whole pixels and
+  /// clamped to the image; at least 1×1.
+  public func pixelRect(width w: Int, height h: Int) -> (x: Int, y: Int, width: Int, height: Int) {
+    let x0 = max(0, min(w - 1, Int((x * Double(w)).rounded(.down))))
+    let y0 = max(0, min(h - 1, Int((y * Double(h)).rounded(.down))))
+    let x1 = max(x0 + 1, min(w, Int((maxX * Double(w)).rounded(.up))))
+    let y1 = max(y0 + 1, min(h, Int((maxY * Double(h)).rounded(.up))))
+    return (x0, y0, x1 - x0, y1 - y0)
+  }
+
+  public var description: String { "(\(x), \(y), \(width), \(height))" }
+
+  // Encoded as [x, y, width, height].
+  public init(from decoder: any Decoder) throws {
+    var c = try decoder.unkeyedContainer()
+    x = try c.decode(Double.self)
+    y = try c.decode(Double.self)
+    width = try c.decode(Double.self)
+    height = try c.decode(Double.self)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.unkeyedContainer()
+    try c.encode(x)
+    try c.encode(y)
+    try c.encode(width)
+    try c.encode(height)
+  }
+}
