@@ -68,6 +68,9 @@ let package = Package(
       name: "RetouchCoreTests",
       dependencies: ["RetouchCore", "RetouchTestSupport"]),
     .testTarget(
+      name: "RetouchRenderTests",
+      dependencies: ["RetouchRender", "RetouchCore", "RetouchTestSupport"]),
+    .testTarget(
       name: "RetouchIOTests",
       dependencies: ["RetouchIO", "RetouchCore", "RetouchTestSupport", "CRetouchShims"],
       resources: [.copy("Fixtures")]),
