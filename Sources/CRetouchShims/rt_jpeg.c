@@ -35,6 +35,7 @@ typedef struct rt_jpeg_error {
   int eof_phase;
   int marker_hit_after_eof;
   int multiple_scans;
+  int arithmetic;  // the arithmetic decoder reads past the data silently, without JWRN_HIT_MARKER
   uint32_t eof_row;
   int eof_scan;
   uint64_t input_size;
@@ -136,15 +137,17 @@ static void rt_emit_message(j_common_ptr cinfo, int msg_level) {
     err->eof_seen = 1;
     // A single-scan file may run out while the Huffman decoder reads ahead past its last MCU,
     // when only the EOI marker is missing; it is truncated only if data was then lacking
-    // (JWRN_HIT_MARKER below).
-    if ((err->fail_mask & RT_JPEG_FAIL_ON_TRUNCATION) && (err->phase <= 1 || err->multiple_scans))
+    // (JWRN_HIT_MARKER below), otherwise the caller decides at the end.
+    if (err->phase >= 2 && !err->multiple_scans && !err->arithmetic)
+      refuse = 0;
+    else if (err->fail_mask & (RT_JPEG_FAIL_ON_TRUNCATION | RT_JPEG_FAIL_ON_ANY_WARNING))
       refuse = 1;
   } else if (rt_is_corrupt_warning(code)) {
     if (err->eof_seen) {
       // "premature end of data segment" after the data ran out is the truncation itself.
       if (code == JWRN_HIT_MARKER) {
         err->marker_hit_after_eof = 1;
-        if (err->fail_mask & RT_JPEG_FAIL_ON_TRUNCATION) refuse = 1;
+        if (err->fail_mask & (RT_JPEG_FAIL_ON_TRUNCATION | RT_JPEG_FAIL_ON_ANY_WARNING)) refuse = 1;
       }
     } else {
       err->corrupt_warnings++;
@@ -256,6 +259,7 @@ rt_jpeg_status rt_jpeg_decoder_read_header(
   }
   d->header_read = 1;
   d->err.multiple_scans = jpeg_has_multiple_scans(&d->cinfo) ? 1 : 0;
+  d->err.arithmetic = d->cinfo.arith_code ? 1 : 0;
   header->width = d->cinfo.image_width;
   header->height = d->cinfo.image_height;
   header->components = d->cinfo.num_components;
@@ -370,7 +374,8 @@ rt_jpeg_warnings rt_jpeg_decoder_warnings(const rt_jpeg_decoder *d) {
   w.truncated = d->err.eof_seen;
   // A single-scan file whose entropy decoder never ran short only lacks its EOI marker.
   w.missing_eoi_only = d->err.eof_seen && !d->err.marker_hit_after_eof && d->header_read &&
-                       !d->err.multiple_scans && d->err.eof_phase >= 2;
+                       !d->err.multiple_scans && !d->err.arithmetic &&
+                       d->err.eof_phase >= 2;
   w.truncated_after_row = d->err.eof_row;
   w.truncated_in_scan = d->err.eof_scan;
   w.truncated_at_byte = d->err.input_size;
@@ -484,7 +489,8 @@ rt_jpeg_status rt_jpeg_encoder_start(
       return rt_encoder_usage(e, "input colour must be grey, RGB or CMYK");
   }
   jpeg_set_defaults(c);
-  if (s->stored_color != RT_JPEG_COLOR_UNKNOWN) jpeg_set_colorspace(c, rt_jcs_from_color(s->stored_color));
+  if (s->stored_color != RT_JPEG_COLOR_UNKNOWN)
+    jpeg_set_colorspace(c, rt_jcs_from_color(s->stored_color));
   jpeg_set_quality(c, s->quality, TRUE);
   if (c->jpeg_color_space == JCS_YCbCr || c->jpeg_color_space == JCS_YCCK) {
     for (int i = 0; i < c->num_components; i++) {

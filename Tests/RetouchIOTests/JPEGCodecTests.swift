@@ -93,22 +93,30 @@ private func removingSegments(
 }
 
 /// A minimal JPEG header (SOI, SOFn, SOS) claiming the given size; no tables, a little scan data.
-private func forgedHeader(sof: UInt8 = 0xC0, precision: UInt8 = 8, width: Int, height: Int) -> Data {
+private func forgedHeader(sof: UInt8 = 0xC0, precision: UInt8 = 8, width: Int, height: Int) -> Data
+{
   var b: [UInt8] = [0xFF, 0xD8]
-  b += [0xFF, sof, 0x00, 0x0B, precision, UInt8(height >> 8), UInt8(height & 0xFF),
-    UInt8(width >> 8), UInt8(width & 0xFF), 0x01, 0x01, 0x11, 0x00]
+  b += [
+    0xFF, sof, 0x00, 0x0B, precision, UInt8(height >> 8), UInt8(height & 0xFF),
+    UInt8(width >> 8), UInt8(width & 0xFF), 0x01, 0x01, 0x11, 0x00,
+  ]
   b += [0xFF, 0xDA, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x3F, 0x00]
   b += [UInt8](repeating: 0x55, count: 64) + [0xFF, 0xD9]
   return Data(b)
 }
 
-private func decode(_ data: Data, _ configure: (inout DecodeOptions) -> Void = { _ in }) throws(ImageDecodingError) -> RawDecode {
+private func decode(_ data: Data, _ configure: (inout DecodeOptions) -> Void = { _ in })
+  throws(ImageDecodingError) -> RawDecode
+{
   var options = DecodeOptions()
   configure(&options)
   return try JPEGCodec.decode(data, source: "test.jpg", options: options)
 }
 
-private func encode(_ image: Image, _ configure: (inout EncodeOptions) -> Void = { _ in }, blocks: MetadataBlocks = MetadataBlocks()) throws(ImageEncodingError) -> Data {
+private func encode(
+  _ image: Image, _ configure: (inout EncodeOptions) -> Void = { _ in },
+  blocks: MetadataBlocks = MetadataBlocks()
+) throws(ImageEncodingError) -> Data {
   var options = EncodeOptions()
   configure(&options)
   return try JPEGCodec.encode(image, options: options, blocks: blocks)
@@ -135,8 +143,10 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
     #expect(raw.sourceBitDepth == 8)
     #expect(!raw.convertedFromCMYK)
     // A photo is not one flat colour: a broken decode (all zero, all grey) would be.
-    let corners = [raw.image.pixel(x: 0, y: 0), raw.image.pixel(x: width / 2, y: height / 2),
-      raw.image.pixel(x: width - 1, y: height - 1)]
+    let corners = [
+      raw.image.pixel(x: 0, y: 0), raw.image.pixel(x: width / 2, y: height / 2),
+      raw.image.pixel(x: width - 1, y: height - 1),
+    ]
     #expect(Set(corners).count > 1)
   }
 
@@ -163,7 +173,8 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
     let icc = try #require(dog.blocks.iccProfile)
     #expect(icc.count >= 128)
     #expect(icc.subdata(in: 36..<40) == Data("acsp".utf8))  // ICC.1 header signature
-    let header = try JPEGCodec.readHeader(try SharedPhotos.data("g25"), source: "g25", options: DecodeOptions())
+    let header = try JPEGCodec.readHeader(
+      try SharedPhotos.data("g25"), source: "g25", options: DecodeOptions())
     #expect(header.storedSize == PixelSize(width: 4032, height: 3024))
     #expect(header.blocks == dog.blocks)
     #expect(header.orientationApplied == false)
@@ -190,8 +201,10 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
 
   @Test func restartMarkersDecodeToTheSamePixels() throws {
     let picture = makePicture(width: 256, height: 200)
-    let plain = try JPEGCodec.encode(picture, options: EncodeOptions(), blocks: MetadataBlocks(), restartInterval: 0)
-    let restarts = try JPEGCodec.encode(picture, options: EncodeOptions(), blocks: MetadataBlocks(), restartInterval: 2)
+    let plain = try JPEGCodec.encode(
+      picture, options: EncodeOptions(), blocks: MetadataBlocks(), restartInterval: 0)
+    let restarts = try JPEGCodec.encode(
+      picture, options: EncodeOptions(), blocks: MetadataBlocks(), restartInterval: 2)
     #expect(segments(restarts).map(\.marker).contains(0xDD))  // DRI
     #expect(contains(restarts, [0xFF, 0xD3]))  // RST3 in the scan
     let a = try decode(plain)
@@ -202,7 +215,8 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
 
   @Test func garbageBeforeRestartMarkerIsCorruptDataWarning() throws {
     let picture = makePicture(width: 256, height: 200)
-    var data = try JPEGCodec.encode(picture, options: EncodeOptions(), blocks: MetadataBlocks(), restartInterval: 2)
+    var data = try JPEGCodec.encode(
+      picture, options: EncodeOptions(), blocks: MetadataBlocks(), restartInterval: 2)
     let rst = try #require(data.range(of: Data([0xFF, 0xD3])))
     data.insert(contentsOf: [0x12, 0x34, 0x56], at: rst.lowerBound)
 
@@ -222,7 +236,8 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
   @Test func greyscaleFileDecodesToRGB() throws {
     let (w, h) = (64, 48)
     let samples = (0..<(w * h)).map { UInt8(($0 % w) * 4) }
-    let data = try JPEGCodec.encode(samples: samples, width: w, height: h, layout: .grey, options: EncodeOptions())
+    let data = try JPEGCodec.encode(
+      samples: samples, width: w, height: h, layout: .grey, options: EncodeOptions())
     let raw = try decode(data)
     #expect(raw.image.size == PixelSize(width: w, height: h))
     var worst = 0
@@ -239,7 +254,9 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
 
   /// Four patches of pure ink (C, M, Y, K) and one of no ink, as Photoshop stores them (inverted).
   private func cmykPatches(width: Int, height: Int) -> [UInt8] {
-    let inks: [[UInt8]] = [[255, 0, 0, 0], [0, 255, 0, 0], [0, 0, 255, 0], [0, 0, 0, 255], [0, 0, 0, 0]]
+    let inks: [[UInt8]] = [
+      [255, 0, 0, 0], [0, 255, 0, 0], [0, 0, 255, 0], [0, 0, 0, 255], [0, 0, 0, 0],
+    ]
     var samples: [UInt8] = []
     for _ in 0..<height {
       for x in 0..<width { samples += inks[x * inks.count / width].map { 255 - $0 } }
@@ -247,13 +264,16 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
     return samples
   }
 
-  private let expectedPatchRGB = [[0, 255, 255], [255, 0, 255], [255, 255, 0], [0, 0, 0], [255, 255, 255]]
+  private let expectedPatchRGB = [
+    [0, 255, 255], [255, 0, 255], [255, 255, 0], [0, 0, 0], [255, 255, 255],
+  ]
 
   @Test(arguments: [JPEGSampleLayout.cmyk, .ycck])
   func adobeCMYKConvertsToRGB(layout: JPEGSampleLayout) throws {
     let (w, h) = (160, 32)
     let data = try JPEGCodec.encode(
-      samples: cmykPatches(width: w, height: h), width: w, height: h, layout: layout, options: EncodeOptions())
+      samples: cmykPatches(width: w, height: h), width: w, height: h, layout: layout,
+      options: EncodeOptions())
     #expect(segments(data).contains { $0.marker == 0xEE })  // Adobe APP14
     let raw = try decode(data)
     #expect(raw.convertedFromCMYK)
@@ -267,7 +287,8 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
   @Test func cmykWithoutAdobeMarkerIsNotInverted() throws {
     let (w, h) = (160, 32)
     let adobe = try JPEGCodec.encode(
-      samples: cmykPatches(width: w, height: h), width: w, height: h, layout: .cmyk, options: EncodeOptions())
+      samples: cmykPatches(width: w, height: h), width: w, height: h, layout: .cmyk,
+      options: EncodeOptions())
     let plain = removingSegments(adobe) { marker, _ in marker == 0xEE }
     let raw = try decode(plain)
     #expect(raw.convertedFromCMYK)
@@ -278,8 +299,12 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
 
   // MARK: - DCT scaling
 
-  @Test(arguments: [(300, 2, 300, 225), (150, 4, 150, 113), (75, 8, 75, 57), (10, 8, 75, 57), (301, 1, 600, 450)])
-  func dctScalingPicksLargestReduction(minimum: Int, denominator: Int, width: Int, height: Int) throws {
+  @Test(arguments: [
+    (300, 2, 300, 225), (150, 4, 150, 113), (75, 8, 75, 57), (10, 8, 75, 57), (301, 1, 600, 450),
+  ])
+  func dctScalingPicksLargestReduction(minimum: Int, denominator: Int, width: Int, height: Int)
+    throws
+  {
     let data = try SharedPhotos.data("g04")  // 600×450
     let full = try decode(data).image
     let scaled = try decode(data) { $0.minimumLongEdge = minimum }
@@ -324,7 +349,13 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
       try decode(cut) { $0.strictness = .failOnTruncation }
     }
     #expect(error?.kind == .truncated)
-    #expect(error?.description.hasPrefix("test.jpg: truncated file: scan data stops at byte") == true)
+    #expect(
+      error?.description.hasPrefix("test.jpg: truncated file: scan data stops at byte") == true)
+    // Stricter levels still name the damage for what it is.
+    let strictest = #expect(throws: ImageDecodingError.self) {
+      try decode(cut) { $0.strictness = .failOnWarning }
+    }
+    #expect(strictest?.kind == .truncated)
   }
 
   @Test func sequentialTruncationNamesTheRow() throws {
@@ -350,6 +381,33 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
     #expect(error?.kind == .warning)
   }
 
+  @Test func damagedFilesThrowOrDecodeAtTheirSize() throws {
+    // Seeded byte flips (mostly in the headers and tables) and cuts of a small file: every
+    // outcome must be an image of the header's size or an ImageDecodingError, never a crash.
+    let seed: UInt64 = 20_240_601
+    var rng = SeededRandom(seed: seed)
+    let original = [UInt8](try encode(makePicture(width: 96, height: 64)))
+    var decoded = 0
+    for trial in 0..<300 {
+      var bytes = original
+      for _ in 0..<(1 + Int(rng.next() % 6)) {
+        let limit = trial % 2 == 0 ? min(bytes.count, 700) : bytes.count
+        bytes[Int(rng.next() % UInt64(limit))] = UInt8(truncatingIfNeeded: rng.next())
+      }
+      if trial % 3 == 0 { bytes = Array(bytes.prefix(1 + Int(rng.next() % UInt64(bytes.count)))) }
+      for strictness in [DecodeOptions.Strictness.lenient, .failOnWarning] {
+        do {
+          let raw = try decode(Data(bytes)) { $0.strictness = strictness }
+          #expect(raw.image.size == raw.storedSize, "seed \(seed), trial \(trial)")
+          decoded += 1
+        } catch {
+          #expect(!error.detail.isEmpty, "seed \(seed), trial \(trial)")
+        }
+      }
+    }
+    #expect(decoded > 0)
+  }
+
   @Test func garbageAfterSOIIsCorruptWithLibjpegMessage() throws {
     let data = Data([0xFF, 0xD8, 0xFF]) + Data("hello, this is not an image at all".utf8)
     let error = #expect(throws: ImageDecodingError.self) { try decode(data) }
@@ -369,7 +427,9 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
   @Test func headerCutShortIsTruncated() throws {
     let data = try encode(makePicture(width: 64, height: 64))
     let sos = try #require(segments(data).first { $0.marker == 0xDA })
-    let error = #expect(throws: ImageDecodingError.self) { try decode(data.prefix(sos.offset - 30)) }
+    let error = #expect(throws: ImageDecodingError.self) {
+      try decode(data.prefix(sos.offset - 30))
+    }
     #expect(error?.kind == .truncated)
   }
 
@@ -400,8 +460,18 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
 
   @Test func roundTripAtQuality95IsClose() throws {
     let picture = makePicture(width: 320, height: 240)
-    let q444 = try decode(try encode(picture) { $0.quality = 95; $0.chromaSubsampling = .s444 }).image
-    let q420 = try decode(try encode(picture) { $0.quality = 95; $0.chromaSubsampling = .s420 }).image
+    let q444 = try decode(
+      try encode(picture) {
+        $0.quality = 95
+        $0.chromaSubsampling = .s444
+      }
+    ).image
+    let q420 = try decode(
+      try encode(picture) {
+        $0.quality = 95
+        $0.chromaSubsampling = .s420
+      }
+    ).image
     let error444 = meanAbsoluteError(picture, q444)
     let error420 = meanAbsoluteError(picture, q420)
     // Measured 1.41 (4:4:4) and 2.29 (4:2:0) code values on average: q95 keeps the ±4 noise
@@ -412,7 +482,9 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
   }
 
   @Test(arguments: [(EncodeOptions.ChromaSubsampling.s420, UInt8(0x22)), (.s444, 0x11)])
-  func chromaSubsamplingIsWrittenInSOF(subsampling: EncodeOptions.ChromaSubsampling, lumaFactors: UInt8) throws {
+  func chromaSubsamplingIsWrittenInSOF(
+    subsampling: EncodeOptions.ChromaSubsampling, lumaFactors: UInt8
+  ) throws {
     let data = try encode(makePicture(width: 64, height: 64)) { $0.chromaSubsampling = subsampling }
     let sof = try #require(segments(data).first { $0.marker == 0xC0 })
     let bytes = [UInt8](data)
@@ -435,7 +507,8 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
 
   @Test func metadataBlocksRoundTripByteForByte() throws {
     var rng = SeededRandom(seed: 7)
-    let exif = Data("MM\0*".utf8) + Data((0..<3000).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+    let exif =
+      Data("MM\0*".utf8) + Data((0..<3000).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
     let xmp = Data("<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF/></x:xmpmeta>".utf8)
     let icc = Data((0..<5000).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
     let blocks = MetadataBlocks(exif: exif, xmp: xmp, iccProfile: icc)
@@ -455,7 +528,8 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
   }
 
   @Test func withoutEXIFTheFileStartsWithJFIF() throws {
-    let data = try encode(makePicture(width: 32, height: 32), blocks: MetadataBlocks(xmp: Data("<x/>".utf8)))
+    let data = try encode(
+      makePicture(width: 32, height: 32), blocks: MetadataBlocks(xmp: Data("<x/>".utf8)))
     #expect(segments(data).first?.marker == 0xE0)
     #expect(contains(data, Array("JFIF\0".utf8)))
   }
@@ -463,7 +537,8 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
   @Test func largeICCProfileIsChunkedAndReassembled() throws {
     var rng = SeededRandom(seed: 11)
     let icc = Data((0..<150_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
-    let data = try encode(makePicture(width: 32, height: 32), blocks: MetadataBlocks(iccProfile: icc))
+    let data = try encode(
+      makePicture(width: 32, height: 32), blocks: MetadataBlocks(iccProfile: icc))
     let chunks = segments(data).filter { $0.marker == 0xE2 }
     // 150000 = 65519 + 65519 + 18962; each segment adds marker, length, identifier and counters.
     #expect(chunks.map(\.length) == [65519 + 18, 65519 + 18, 18962 + 18])
@@ -476,7 +551,8 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
   @Test func brokenICCChunkSetIsDroppedWithWarning() throws {
     var rng = SeededRandom(seed: 12)
     let icc = Data((0..<100_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
-    let data = try encode(makePicture(width: 32, height: 32), blocks: MetadataBlocks(iccProfile: icc))
+    let data = try encode(
+      makePicture(width: 32, height: 32), blocks: MetadataBlocks(iccProfile: icc))
     var seen = 0
     let broken = removingSegments(data) { marker, _ in
       guard marker == 0xE2 else { return false }
@@ -503,11 +579,15 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
         rgba16.setPixel(x: x, y: y, [0, 0, 0, 32768])  // black at half opacity
       }
     }
-    let cases: [(Image, [Int])] = [(rgba8, [255, 255, 255]), (rgb16, [32, 128, 192]), (rgba16, [128, 128, 128])]
+    let cases: [(Image, [Int])] = [
+      (rgba8, [255, 255, 255]), (rgb16, [32, 128, 192]), (rgba16, [128, 128, 128]),
+    ]
     for (image, expected) in cases {
       let decoded = try decode(try encode(image) { $0.chromaSubsampling = .s444 }).image
       let p = decoded.pixel(x: 16, y: 16)
-      for c in 0..<3 { #expect(abs(p[c] - expected[c]) <= 2, "\(image.format): \(p) vs \(expected)") }
+      for c in 0..<3 {
+        #expect(abs(p[c] - expected[c]) <= 2, "\(image.format): \(p) vs \(expected)")
+      }
     }
   }
 
@@ -518,7 +598,8 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
     var out = [UInt8](repeating: 0, count: 12)
     image.withUnsafeBytes { raw in
       out.withUnsafeMutableBufferPointer { buffer in
-        JPEGCodec.reduceToRGB8(raw, format: .rgb16, width: 4, rows: 0..<1, into: buffer.baseAddress!)
+        JPEGCodec.reduceToRGB8(
+          raw, format: .rgb16, width: 4, rows: 0..<1, into: buffer.baseAddress!)
       }
     }
     #expect(out == [0, 0, 0, 0, 0, 0, 255, 255, 255, 100, 100, 100])

@@ -39,7 +39,9 @@ extension JPEGCodec {
   /// - Throws: ``ImageEncodingError``: `.invalidParameter` for quality outside 1...100, a side
   ///   over 65500 px, or an EXIF/XMP block too large for one APP1 segment; `.encoderFailed`
   ///   with libjpeg's message.
-  static func encode(_ image: Image, options: EncodeOptions, blocks: MetadataBlocks) throws(ImageEncodingError) -> Data {
+  static func encode(_ image: Image, options: EncodeOptions, blocks: MetadataBlocks)
+    throws(ImageEncodingError) -> Data
+  {
     try encode(image, options: options, blocks: blocks, restartInterval: 0)
   }
 
@@ -67,7 +69,8 @@ extension JPEGCodec {
           var row = 0
           while row < height {
             let count = min(batchRows, height - row)
-            reduceToRGB8(raw, format: image.format, width: width, rows: row..<(row + count), into: rgbBase)
+            reduceToRGB8(
+              raw, format: image.format, width: width, rows: row..<(row + count), into: rgbBase)
             try compressor.writeRows(rgbBase, stride: width * 3, count: count)
             row += count
           }
@@ -200,7 +203,7 @@ extension JPEGCodec {
         out += 1
       }
     case .rgba16:
-      // c·a + 65535·(65535 − a) is at most 65535², so the sums fit in 64 bits with room to spare.
+      // c·a + 65535·(65535 − a) is at most 65535², so 64-bit sums have room to spare.
       let full: UInt64 = 65535 * 65535
       var p = base.assumingMemoryBound(to: UInt16.self) + firstComponent
       for _ in 0..<pixelCount {

@@ -22,7 +22,9 @@ enum JPEGCodec {
   ///   width × height exceeds ``DecodeOptions/maxPixels``; `.unsupportedFormat`,
   ///   `.unsupportedVariant`, `.corrupt` and `.truncated` with libjpeg's message; `.truncated`,
   ///   `.corrupt` or `.warning` for damage the ``DecodeOptions/strictness`` refuses.
-  static func decode(_ data: Data, source: String, options: DecodeOptions) throws(ImageDecodingError) -> RawDecode {
+  static func decode(_ data: Data, source: String, options: DecodeOptions)
+    throws(ImageDecodingError) -> RawDecode
+  {
     let result = data.withUnsafeBytes { bytes in
       Result { () throws(ImageDecodingError) in
         try decode(bytes: bytes, source: source, options: options)
@@ -36,7 +38,11 @@ enum JPEGCodec {
   ///
   /// - Throws: ``ImageDecodingError`` as for ``decode(_:source:options:)``, except `.tooLarge`
   ///   for the pixel limit (nothing is allocated).
-  static func readHeader(_ data: Data, source: String, options: DecodeOptions) throws(ImageDecodingError) -> (storedSize: PixelSize, blocks: MetadataBlocks, orientationApplied: Bool) {
+  static func readHeader(_ data: Data, source: String, options: DecodeOptions)
+    throws(ImageDecodingError) -> (
+      storedSize: PixelSize, blocks: MetadataBlocks, orientationApplied: Bool
+    )
+  {
     let result = data.withUnsafeBytes { bytes in
       Result { () throws(ImageDecodingError) -> (PixelSize, MetadataBlocks) in
         let jpeg = try JPEGDecompressor(source: source)
@@ -98,7 +104,8 @@ enum JPEGCodec {
         guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         var row = 0
         while row < height {
-          let read = try jpeg.readRows(into: base + row * stride, stride: stride, count: height - row)
+          let read = try jpeg.readRows(
+            into: base + row * stride, stride: stride, count: height - row)
           guard read > 0 else { break }
           row += read
         }

@@ -49,7 +49,8 @@ final class JPEGCompressor {
 
   /// Compresses `count` rows starting at `rows`, `stride` bytes apart.
   func writeRows(_ rows: UnsafePointer<UInt8>, stride: Int, count: Int) throws(ImageEncodingError) {
-    try check(rt_jpeg_encoder_write_rows(handle, rows, stride, UInt32(count)), while: "compressing rows")
+    try check(
+      rt_jpeg_encoder_write_rows(handle, rows, stride, UInt32(count)), while: "compressing rows")
   }
 
   /// Finishes the file and returns its bytes (one copy out of libjpeg's buffer).

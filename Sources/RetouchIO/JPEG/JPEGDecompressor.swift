@@ -79,11 +79,13 @@ final class JPEGDecompressor {
   ///
   /// - Returns: the output size and components per pixel (3 for RGB, 4 for CMYK).
   /// - Throws: ``ImageDecodingError`` as for ``readHeader(_:savesMarkers:)``.
-  func start(scaleDenominator: Int) throws(ImageDecodingError) -> (size: PixelSize, components: Int) {
+  func start(scaleDenominator: Int) throws(ImageDecodingError) -> (size: PixelSize, components: Int)
+  {
     var width: UInt32 = 0
     var height: UInt32 = 0
     var components: Int32 = 0
-    let status = rt_jpeg_decoder_start(handle, Int32(scaleDenominator), &width, &height, &components)
+    let status = rt_jpeg_decoder_start(
+      handle, Int32(scaleDenominator), &width, &height, &components)
     try check(status, while: "starting decompression")
     guard width > 0, height > 0, components == 3 || components == 4 else {
       throw ImageDecodingError(

@@ -25,7 +25,8 @@ enum JPEGMetadataSegments {
 
   /// Collects the metadata blocks from saved segments. The first EXIF, XMP and MPF segment win;
   /// an ICC chunk set that is incomplete or inconsistent is dropped with a warning.
-  static func blocks(from segments: [JPEGMarkerSegment], warnings: inout [String]) -> MetadataBlocks {
+  static func blocks(from segments: [JPEGMarkerSegment], warnings: inout [String]) -> MetadataBlocks
+  {
     var blocks = MetadataBlocks()
     var iccChunks: [(sequence: Int, count: Int, bytes: Data)] = []
     for segment in segments {
