@@ -42,10 +42,13 @@ func meanAbsoluteError(_ a: Image, _ b: Image) -> Double {
 
 @Suite struct HEIFCodecTests {
   /// Every HEIC/HEIF in the manifest except g23 (200 MP, tested on its own below).
-  static let sharedIDs = ["g16", "g17", "g18", "g21", "g22", "g36", "g37", "g38", "g39", "g40", "g60", "g87"]
+  static let sharedIDs = [
+    "g16", "g17", "g18", "g21", "g22", "g36", "g37", "g38", "g39", "g40", "g60", "g87",
+  ]
 
   @Test func sharedListCoversEveryManifestHEIF() {
-    let manifestIDs = SharedPhotos.manifest.filter { ["HEIC", "HEIF"].contains($0.format) }.map(\.id)
+    let manifestIDs = SharedPhotos.manifest.filter { ["HEIC", "HEIF"].contains($0.format) }.map(
+      \.id)
     #expect(Set(manifestIDs) == Set(Self.sharedIDs + ["g23"]))
   }
 
@@ -58,8 +61,11 @@ func meanAbsoluteError(_ a: Image, _ b: Image) -> Double {
     #expect(decoded.image.size == PixelSize(width: size.width, height: size.height))
     #expect(decoded.image.format.bitDepth == 8)
     #expect(decoded.metadata.orientation == .up)
-    #expect(decoded.metadata.pixelSize == PixelSize(
-      width: Int(entry.fields["width"] ?? "") ?? 0, height: Int(entry.fields["height"] ?? "") ?? 0))
+    #expect(
+      decoded.metadata.pixelSize
+        == PixelSize(
+          width: Int(entry.fields["width"] ?? "") ?? 0,
+          height: Int(entry.fields["height"] ?? "") ?? 0))
     let sum = decoded.image.withUnsafeBytes { raw in
       stride(from: 0, to: raw.count, by: 997).reduce(0) { $0 + Int(raw[$1]) }
     }
@@ -95,7 +101,8 @@ func meanAbsoluteError(_ a: Image, _ b: Image) -> Double {
   }
 
   @Test func nclxColourIsReported() throws {
-    let header = try HEIFCodec.readHeader(SharedPhotos.data("g17"), source: "g17", options: DecodeOptions())
+    let header = try HEIFCodec.readHeader(
+      SharedPhotos.data("g17"), source: "g17", options: DecodeOptions())
     let nclx = try #require(header.blocks.nclx)
     #expect(header.blocks.iccProfile == nil)
     #expect(nclx.colorPrimaries == 5)  // BT.470 System B, G
@@ -103,7 +110,8 @@ func meanAbsoluteError(_ a: Image, _ b: Image) -> Double {
 
   @Test func twoHundredMegapixelHEICIsRefusedUnderALowerLimit() throws {
     let error = #expect(throws: ImageDecodingError.self) {
-      try ImageDecoder(options: rawOptions { $0.maxPixels = 100_000_000 }).decode(SharedPhotos.url("g23"))
+      try ImageDecoder(options: rawOptions { $0.maxPixels = 100_000_000 }).decode(
+        SharedPhotos.url("g23"))
     }
     #expect(error?.kind == .tooLarge)
     #expect(error?.detail.contains("16320×12240") == true)
@@ -130,7 +138,8 @@ func meanAbsoluteError(_ a: Image, _ b: Image) -> Double {
 
   @Test func garbageAfterFtypIsRejected() throws {
     var rng = SeededRandom(seed: 11)
-    let ftyp: [UInt8] = [0, 0, 0, 24] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)
+    let ftyp: [UInt8] =
+      [0, 0, 0, 24] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)
     let garbage = Data(ftyp + (0..<4096).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
     let error = #expect(throws: ImageDecodingError.self) { try ImageDecoder().decode(garbage) }
     #expect(error?.kind == .corrupt, "seed \(rng.seed)")
@@ -155,19 +164,24 @@ func meanAbsoluteError(_ a: Image, _ b: Image) -> Double {
   @Test func chromaFullResolutionKeepsColourEdges() throws {
     // One-pixel colour stripes: 4:2:0 must blur them, 4:4:4 keeps them much closer.
     var image = Image(width: 64, height: 64, format: .rgb8)
-    for (x, y) in allPoints(image) { image.setPixel(x: x, y: y, x % 2 == 0 ? [220, 40, 40] : [40, 40, 220]) }
+    for (x, y) in allPoints(image) {
+      image.setPixel(x: x, y: y, x % 2 == 0 ? [220, 40, 40] : [40, 40, 220])
+    }
     var options = EncodeOptions()
     options.chromaSubsampling = .s444
-    let full = try ImageDecoder(options: rawOptions()).decode(ImageEncoder(options: options).encode(image, as: .heif))
+    let full = try ImageDecoder(options: rawOptions()).decode(
+      ImageEncoder(options: options).encode(image, as: .heif))
     options.chromaSubsampling = .s420
-    let half = try ImageDecoder(options: rawOptions()).decode(ImageEncoder(options: options).encode(image, as: .heif))
+    let half = try ImageDecoder(options: rawOptions()).decode(
+      ImageEncoder(options: options).encode(image, as: .heif))
     let fullError = meanAbsoluteError(image, full.image)
     let halfError = meanAbsoluteError(image, half.image)
     #expect(fullError < halfError / 2, "4:4:4 \(fullError), 4:2:0 \(halfError)")
   }
 
   @Test func metadataBlocksRoundTrip() throws {
-    let source = try HEIFCodec.readHeader(SharedPhotos.data("g16"), source: "g16", options: DecodeOptions())
+    let source = try HEIFCodec.readHeader(
+      SharedPhotos.data("g16"), source: "g16", options: DecodeOptions())
     let icc = try #require(source.blocks.iccProfile)
     let exif = try #require(source.blocks.exif)
     let blocks = MetadataBlocks(exif: exif, xmp: sampleXMP, iccProfile: icc)
@@ -178,12 +192,17 @@ func meanAbsoluteError(_ a: Image, _ b: Image) -> Double {
     #expect(raw.blocks.exif == exif)
     #expect(raw.blocks.xmp == sampleXMP)
     // A small synthetic TIFF block too (libheif adds the item's offset field itself).
-    let small = try HEIFCodec.encode(image, options: EncodeOptions(), blocks: MetadataBlocks(exif: sampleExif))
-    #expect(try HEIFCodec.readHeader(small, source: "<memory>", options: DecodeOptions()).blocks.exif == sampleExif)
+    let small = try HEIFCodec.encode(
+      image, options: EncodeOptions(), blocks: MetadataBlocks(exif: sampleExif))
+    #expect(
+      try HEIFCodec.readHeader(small, source: "<memory>", options: DecodeOptions()).blocks.exif
+        == sampleExif)
   }
 
   @Test func exifItemOffsetIsStripped() {
-    #expect(HEIFCodec.tiffPart(ofExifItem: [0, 0, 0, 6] + Array("Exif\0\0".utf8) + [0x4D, 0x4D]) == Data([0x4D, 0x4D]))
+    #expect(
+      HEIFCodec.tiffPart(ofExifItem: [0, 0, 0, 6] + Array("Exif\0\0".utf8) + [0x4D, 0x4D])
+        == Data([0x4D, 0x4D]))
     #expect(HEIFCodec.tiffPart(ofExifItem: [0, 0, 0, 0, 0x49, 0x49]) == Data([0x49, 0x49]))
     #expect(HEIFCodec.tiffPart(ofExifItem: [0, 0, 0, 9, 1, 2]) == nil)
     #expect(HEIFCodec.tiffPart(ofExifItem: [0xFF, 0xFF, 0xFF, 0xFF, 1]) == nil)
@@ -198,24 +217,32 @@ func tenBitHEIC(width: Int, height: Int) throws -> Data {
   let context = try #require(heif_context_alloc())
   defer { heif_context_free(context) }
   var encoder: OpaquePointer?
-  #expect(heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder).code == heif_error_Ok)
+  #expect(
+    heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder).code
+      == heif_error_Ok)
   let hevc = try #require(encoder)
   defer { heif_encoder_release(hevc) }
   #expect(heif_encoder_set_lossy_quality(hevc, 95).code == heif_error_Ok)
   var image: OpaquePointer?
   #expect(
-    heif_image_create(Int32(width), Int32(height), heif_colorspace_RGB, heif_chroma_interleaved_RRGGBB_LE, &image)
-      .code == heif_error_Ok)
+    heif_image_create(
+      Int32(width), Int32(height), heif_colorspace_RGB, heif_chroma_interleaved_RRGGBB_LE, &image
+    )
+    .code == heif_error_Ok)
   let picture = try #require(image)
   defer { heif_image_release(picture) }
-  #expect(heif_image_add_plane(picture, heif_channel_interleaved, Int32(width), Int32(height), 10).code == heif_error_Ok)
+  #expect(
+    heif_image_add_plane(picture, heif_channel_interleaved, Int32(width), Int32(height), 10).code
+      == heif_error_Ok)
   var stride: Int32 = 0
   let plane = try #require(heif_image_get_plane(picture, heif_channel_interleaved, &stride))
   for y in 0..<height {
     let row = UnsafeMutableRawPointer(plane + y * Int(stride))
     for x in 0..<width {
       let v = UInt16(x * 1023 / (width - 1))
-      for c in 0..<3 { row.storeBytes(of: v.littleEndian, toByteOffset: (x * 3 + c) * 2, as: UInt16.self) }
+      for c in 0..<3 {
+        row.storeBytes(of: v.littleEndian, toByteOffset: (x * 3 + c) * 2, as: UInt16.self)
+      }
     }
   }
   #expect(heif_context_encode_image(context, picture, hevc, nil, nil).code == heif_error_Ok)
@@ -228,11 +255,13 @@ func tenBitHEIC(width: Int, height: Int) throws -> Data {
     }
     return heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: nil)
   }
-  #expect(heif_context_write(context, &writer, Unmanaged.passUnretained(sink).toOpaque()).code == heif_error_Ok)
+  #expect(
+    heif_context_write(context, &writer, Unmanaged.passUnretained(sink).toOpaque()).code
+      == heif_error_Ok)
   return sink.data
 }
 
-@Suite struct HEIFTenBitTests {
+extension HEIFCodecTests {
   @Test func tenBitHEICScalesToTheFull16BitRange() throws {
     let data = try tenBitHEIC(width: 256, height: 32)
     let raw = try HEIFCodec.decode(data, source: "<memory>", options: rawOptions())

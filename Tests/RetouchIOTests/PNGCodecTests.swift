@@ -47,8 +47,10 @@ let sampleExif = Data([
 let sampleXMP = Data(
   """
   <?xpacket begin="\u{FEFF}" id="W5M0MpCehiHzreSzNTczkc9d"?>
-  <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
-  <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:CreatorTool="Retouch tests"/>
+  <x:xmpmeta xmlns:x="adobe:ns:meta/">
+  <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+  <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/"
+    xmp:CreatorTool="Retouch tests"/>
   </rdf:RDF></x:xmpmeta>
   <?xpacket end="w"?>
   """.utf8)
@@ -118,7 +120,8 @@ let sampleXMP = Data(
   // MARK: Colour types and layouts (synthetic fixtures)
 
   @Test func paletteWithTransparencyBecomesRGBA() throws {
-    let image = try ImageDecoder(options: rawOptions()).decode(fixtureData("palette-2bit-trns.png")).image
+    let image = try ImageDecoder(options: rawOptions()).decode(fixtureData("palette-2bit-trns.png"))
+      .image
     #expect(image.format == .rgba8)
     #expect(image.size == PixelSize(width: 13, height: 11))
     let alphas = [0, 85, 170, 255]
@@ -196,7 +199,9 @@ let sampleXMP = Data(
     // The first rows match the whole file's; the last row is black.
     let rowBytes = full.bytesPerRow
     let firstRowsMatch = full.withUnsafeBytes { a in
-      decoded.image.withUnsafeBytes { b in a.prefix(rowBytes * 10).elementsEqual(b.prefix(rowBytes * 10)) }
+      decoded.image.withUnsafeBytes { b in
+        a.prefix(rowBytes * 10).elementsEqual(b.prefix(rowBytes * 10))
+      }
     }
     #expect(firstRowsMatch)
     let lastRowBlack = decoded.image.withUnsafeBytes { $0.suffix(rowBytes).allSatisfy { $0 == 0 } }
@@ -211,13 +216,15 @@ let sampleXMP = Data(
         .decode(data.prefix(data.count / 2), source: "cut.png")
     }
     #expect(error?.kind == .truncated)
-    #expect(error?.description.hasPrefix("cut.png: truncated file: image data stops at byte") == true)
+    #expect(
+      error?.description.hasPrefix("cut.png: truncated file: image data stops at byte") == true)
   }
 
   @Test func truncatedInterlacedPNGThrowsEvenWhenLenient() throws {
     let data = try fixtureData("adam7-rgb8.png")
     let error = #expect(throws: ImageDecodingError.self) {
-      try ImageDecoder(options: rawOptions { $0.strictness = .lenient }).decode(data.prefix(data.count - 40))
+      try ImageDecoder(options: rawOptions { $0.strictness = .lenient }).decode(
+        data.prefix(data.count - 40))
     }
     #expect(error?.kind == .truncated)
   }
@@ -235,21 +242,28 @@ let sampleXMP = Data(
       try ImageDecoder().decode(fixtureData("huge-ihdr.png"), source: "huge-ihdr.png")
     }
     #expect(error?.kind == .tooLarge)
-    #expect(error?.description.hasPrefix("huge-ihdr.png: image too large: IHDR says 100000×100000") == true)
+    #expect(
+      error?.description.hasPrefix("huge-ihdr.png: image too large: IHDR says 100000×100000")
+        == true)
   }
 
   @Test func pixelLimitIsChecked() throws {
     let error = #expect(throws: ImageDecodingError.self) {
-      try ImageDecoder(options: rawOptions { $0.maxPixels = 512 * 512 - 1 }).decode(SharedPhotos.url("s01"))
+      try ImageDecoder(options: rawOptions { $0.maxPixels = 512 * 512 - 1 }).decode(
+        SharedPhotos.url("s01"))
     }
     #expect(error?.kind == .tooLarge)
-    #expect(try ImageDecoder(options: rawOptions { $0.maxPixels = 512 * 512 }).decode(SharedPhotos.url("s01"))
+    #expect(
+      try ImageDecoder(options: rawOptions { $0.maxPixels = 512 * 512 }).decode(
+        SharedPhotos.url("s01")
+      )
       .image.width == 512)
   }
 
   @Test func badCRCIsCorrupt() throws {
     let error = #expect(throws: ImageDecodingError.self) {
-      try ImageDecoder(options: rawOptions { $0.strictness = .lenient }).decode(fixtureData("bad-crc.png"))
+      try ImageDecoder(options: rawOptions { $0.strictness = .lenient }).decode(
+        fixtureData("bad-crc.png"))
     }
     #expect(error?.kind == .corrupt)
     #expect(error?.detail.contains("CRC") == true)
@@ -257,7 +271,8 @@ let sampleXMP = Data(
 
   @Test func garbageAfterSignatureIsCorrupt() throws {
     var rng = SeededRandom(seed: 7)
-    let garbage = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    let garbage =
+      Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
       + Data((0..<4096).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
     let error = #expect(throws: ImageDecodingError.self) { try ImageDecoder().decode(garbage) }
     #expect(error?.kind == .corrupt, "seed \(rng.seed)")
@@ -295,7 +310,8 @@ let sampleXMP = Data(
       .decode(ImageEncoder(options: options).encode(sixteen, as: .png)).image
     #expect(narrowed.format == .rgb8)
     for (x, y) in allPoints(sixteen) {
-      #expect(narrowed.pixel(x: x, y: y) == sixteen.pixel(x: x, y: y).map { ($0 * 255 + 32767) / 65535 })
+      #expect(
+        narrowed.pixel(x: x, y: y) == sixteen.pixel(x: x, y: y).map { ($0 * 255 + 32767) / 65535 })
     }
     options.pngBitDepth = 12
     let error = #expect(throws: ImageEncodingError.self) {
@@ -306,11 +322,13 @@ let sampleXMP = Data(
 
   @Test func metadataBlocksRoundTripByteIdentically() throws {
     let icc = try #require(
-      ImageDecoder(options: rawOptions()).decode(SharedPhotos.url("s01")).metadata.blocks.iccProfile)
+      ImageDecoder(options: rawOptions()).decode(SharedPhotos.url("s01")).metadata.blocks.iccProfile
+    )
     let blocks = MetadataBlocks(exif: sampleExif, xmp: sampleXMP, iccProfile: icc)
     let image = randomImage(width: 8, height: 8, format: .rgb8, seed: 9)
     let png = try PNGCodec.encode(image, options: EncodeOptions(), blocks: blocks)
-    let raw = try PNGCodec.decode(png, source: "<memory>", options: rawOptions { $0.strictness = .failOnWarning })
+    let raw = try PNGCodec.decode(
+      png, source: "<memory>", options: rawOptions { $0.strictness = .failOnWarning })
     #expect(raw.blocks.iccProfile == icc)
     #expect(raw.blocks.exif == sampleExif)
     #expect(raw.blocks.xmp == sampleXMP)
@@ -322,7 +340,8 @@ let sampleXMP = Data(
 
   @Test func iccProfileNameComesFromTheDescription() throws {
     let icc = try #require(
-      ImageDecoder(options: rawOptions()).decode(SharedPhotos.url("s01")).metadata.blocks.iccProfile)
+      ImageDecoder(options: rawOptions()).decode(SharedPhotos.url("s01")).metadata.blocks.iccProfile
+    )
     #expect(ICCProfileName.pngKeyword(forProfile: [UInt8](icc)) == "sRGB IEC61966-2.1")
     #expect(ICCProfileName.pngKeyword(forProfile: [1, 2, 3]) == "ICC Profile")
   }

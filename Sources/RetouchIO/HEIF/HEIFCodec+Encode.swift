@@ -21,7 +21,8 @@ extension HEIFCodec {
     _ image: Image, options: EncodeOptions, blocks: MetadataBlocks
   ) throws(ImageEncodingError) -> Data {
     if let failure = HEIFLibrary.initialize() {
-      throw ImageEncodingError(.unsupportedFormat, detail: "libheif did not initialise: \(failure).")
+      throw ImageEncodingError(
+        .unsupportedFormat, detail: "libheif did not initialise: \(failure).")
     }
     guard let context = heif_context_alloc() else {
       throw ImageEncodingError(.encoderFailed, detail: "libheif could not allocate a context.")
@@ -33,28 +34,36 @@ extension HEIFCodec {
     guard HEIFLibrary.succeeded(found), let encoder else {
       throw ImageEncodingError(
         .unsupportedFormat,
-        detail: "this libheif has no HEVC encoder (x265), so HEIC cannot be written: \(HEIFLibrary.message(of: found)).")
+        detail:
+          "this libheif has no HEVC encoder (x265), so HEIC cannot be written: "
+          + "\(HEIFLibrary.message(of: found))."
+      )
     }
     defer { heif_encoder_release(encoder) }
     try check(heif_encoder_set_lossy_quality(encoder, Int32(options.quality)), "setting quality")
     let chroma = options.chromaSubsampling == .s444 ? "444" : "420"
-    try check(heif_encoder_set_parameter_string(encoder, "chroma", chroma), "setting chroma \(chroma)")
+    try check(
+      heif_encoder_set_parameter_string(encoder, "chroma", chroma), "setting chroma \(chroma)")
 
     let picture = try makeHeifImage(image)
     defer { heif_image_release(picture) }
     if let icc = blocks.iccProfile, !icc.isEmpty {
-      let status = icc.withUnsafeBytes { heif_image_set_raw_color_profile(picture, "prof", $0.baseAddress, $0.count) }
+      let status = icc.withUnsafeBytes {
+        heif_image_set_raw_color_profile(picture, "prof", $0.baseAddress, $0.count)
+      }
       try check(status, "attaching the ICC profile")
     }
 
     guard let encodingOptions = heif_encoding_options_alloc() else {
-      throw ImageEncodingError(.encoderFailed, detail: "libheif could not allocate encoding options.")
+      throw ImageEncodingError(
+        .encoderFailed, detail: "libheif could not allocate encoding options.")
     }
     defer { heif_encoding_options_free(encodingOptions) }
     encodingOptions.pointee.save_alpha_channel = image.format.hasAlpha ? 1 : 0
 
     var handle: OpaquePointer?
-    try check(heif_context_encode_image(context, picture, encoder, encodingOptions, &handle), "encoding")
+    try check(
+      heif_context_encode_image(context, picture, encoder, encodingOptions, &handle), "encoding")
     guard let handle else {
       throw ImageEncodingError(.encoderFailed, detail: "libheif returned no image handle.")
     }
@@ -62,7 +71,8 @@ extension HEIFCodec {
 
     if let exif = blocks.exif, !exif.isEmpty {
       guard exif.count <= Int(Int32.max) else {
-        throw ImageEncodingError(.invalidParameter, detail: "the EXIF block is too large for libheif.")
+        throw ImageEncodingError(
+          .invalidParameter, detail: "the EXIF block is too large for libheif.")
       }
       let status = exif.withUnsafeBytes {
         heif_context_add_exif_metadata(context, handle, $0.baseAddress, Int32($0.count))
@@ -71,7 +81,8 @@ extension HEIFCodec {
     }
     if let xmp = blocks.xmp, !xmp.isEmpty {
       guard xmp.count <= Int(Int32.max) else {
-        throw ImageEncodingError(.invalidParameter, detail: "the XMP packet is too large for libheif.")
+        throw ImageEncodingError(
+          .invalidParameter, detail: "the XMP packet is too large for libheif.")
       }
       let status = xmp.withUnsafeBytes {
         heif_context_add_XMP_metadata(context, handle, $0.baseAddress, Int32($0.count))
@@ -94,10 +105,12 @@ extension HEIFCodec {
       Int32(clamping: image.width), Int32(clamping: image.height), heif_colorspace_RGB,
       alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, &picture)
     guard HEIFLibrary.succeeded(created), let picture else {
-      throw ImageEncodingError(.encoderFailed, detail: "libheif, creating the image: \(HEIFLibrary.message(of: created)).")
+      throw ImageEncodingError(
+        .encoderFailed, detail: "libheif, creating the image: \(HEIFLibrary.message(of: created)).")
     }
     let added = heif_image_add_plane(
-      picture, heif_channel_interleaved, Int32(clamping: image.width), Int32(clamping: image.height), 8)
+      picture, heif_channel_interleaved, Int32(clamping: image.width),
+      Int32(clamping: image.height), 8)
     var stride: Int32 = 0
     guard HEIFLibrary.succeeded(added),
       let plane = heif_image_get_plane(picture, heif_channel_interleaved, &stride)
@@ -114,7 +127,8 @@ extension HEIFCodec {
       for y in 0..<image.height {
         let out = plane + y * rowStride
         if image.format.bitDepth == 8 {
-          out.update(from: source.assumingMemoryBound(to: UInt8.self) + y * components, count: components)
+          out.update(
+            from: source.assumingMemoryBound(to: UInt8.self) + y * components, count: components)
         } else {
           let row = source.assumingMemoryBound(to: UInt16.self) + y * components
           for i in 0..<components {
@@ -142,14 +156,15 @@ private final class HEIFOutput {
 
 /// The `heif_writer` callback: appends to the ``HEIFOutput`` behind `userdata`.
 private let heifWrite:
-  @convention(c) (OpaquePointer?, UnsafeRawPointer?, Int, UnsafeMutableRawPointer?) -> heif_error = {
-    _, bytes, count, userdata in
-    if let userdata, let bytes, count > 0 {
-      let output = Unmanaged<HEIFOutput>.fromOpaque(userdata).takeUnretainedValue()
-      output.data.append(bytes.assumingMemoryBound(to: UInt8.self), count: count)
+  @convention(c) (OpaquePointer?, UnsafeRawPointer?, Int, UnsafeMutableRawPointer?) -> heif_error =
+    {
+      _, bytes, count, userdata in
+      if let userdata, let bytes, count > 0 {
+        let output = Unmanaged<HEIFOutput>.fromOpaque(userdata).takeUnretainedValue()
+        output.data.append(bytes.assumingMemoryBound(to: UInt8.self), count: count)
+      }
+      // A string literal's bytes live as long as the program, as libheif expects of messages.
+      let success = UnsafeRawPointer(("Success" as StaticString).utf8Start)
+        .assumingMemoryBound(to: CChar.self)
+      return heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: success)
     }
-    // A string literal's bytes live as long as the program, as libheif expects of messages.
-    let success = UnsafeRawPointer(("Success" as StaticString).utf8Start)
-      .assumingMemoryBound(to: CChar.self)
-    return heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: success)
-  }

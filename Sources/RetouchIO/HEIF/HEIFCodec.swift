@@ -69,10 +69,12 @@ enum HEIFCodec {
     _ body: (OpaquePointer) throws(ImageDecodingError) -> R
   ) throws(ImageDecodingError) -> R {
     if let failure = HEIFLibrary.initialize() {
-      throw ImageDecodingError(.unsupportedVariant, source: source, detail: "libheif did not initialise: \(failure).")
+      throw ImageDecodingError(
+        .unsupportedVariant, source: source, detail: "libheif did not initialise: \(failure).")
     }
     guard let context = heif_context_alloc() else {
-      throw ImageDecodingError(.corrupt, source: source, detail: "libheif could not allocate a context.")
+      throw ImageDecodingError(
+        .corrupt, source: source, detail: "libheif could not allocate a context.")
     }
     defer { heif_context_free(context) }
     let read = heif_context_read_from_memory_without_copy(
@@ -106,7 +108,8 @@ enum HEIFCodec {
     for size in [stored, shown] {
       let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
       guard size.width > 0, size.height > 0 else {
-        throw ImageDecodingError(.corrupt, source: source, detail: "the primary image has no size (\(size)).")
+        throw ImageDecodingError(
+          .corrupt, source: source, detail: "the primary image has no size (\(size)).")
       }
       guard !overflow, pixels <= options.maxPixels else {
         throw ImageDecodingError(
@@ -127,7 +130,8 @@ enum HEIFCodec {
       }
 
     guard let decodingOptions = heif_decoding_options_alloc() else {
-      throw ImageDecodingError(.corrupt, source: source, detail: "libheif could not allocate decoding options.")
+      throw ImageDecodingError(
+        .corrupt, source: source, detail: "libheif could not allocate decoding options.")
     }
     defer { heif_decoding_options_free(decodingOptions) }
     decodingOptions.pointee.ignore_transformations = options.appliesOrientation ? 0 : 1
@@ -143,7 +147,8 @@ enum HEIFCodec {
 
     var warnings: [String] = []
     var reported = [heif_error](repeating: heif_error(), count: 8)
-    let warningCount = Int(heif_image_get_decoding_warnings(decoded, 0, &reported, Int32(reported.count)))
+    let warningCount = Int(
+      heif_image_get_decoding_warnings(decoded, 0, &reported, Int32(reported.count)))
     for warning in reported.prefix(warningCount) {
       warnings.append("libheif: \(HEIFLibrary.message(of: warning))")
     }
@@ -168,12 +173,17 @@ enum HEIFCodec {
   ) throws(ImageDecodingError) -> Image {
     let width = Int(heif_image_get_width(decoded, heif_channel_interleaved))
     let height = Int(heif_image_get_height(decoded, heif_channel_interleaved))
-    guard width > 0, height > 0, width.multipliedReportingOverflow(by: height).partialValue <= options.maxPixels else {
-      throw ImageDecodingError(.corrupt, source: source, detail: "libheif returned a \(width)×\(height) image.")
+    guard width > 0, height > 0,
+      width.multipliedReportingOverflow(by: height).partialValue <= options.maxPixels
+    else {
+      throw ImageDecodingError(
+        .corrupt, source: source, detail: "libheif returned a \(width)×\(height) image.")
     }
     var stride: Int32 = 0
-    guard let plane = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &stride) else {
-      throw ImageDecodingError(.corrupt, source: source, detail: "libheif returned no interleaved plane.")
+    guard let plane = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &stride)
+    else {
+      throw ImageDecodingError(
+        .corrupt, source: source, detail: "libheif returned no interleaved plane.")
     }
     let format: PixelFormat =
       switch (alpha, sixteenBit) {
@@ -185,7 +195,8 @@ enum HEIFCodec {
     var image = Image(uninitializedWidth: width, height: height, format: format)
     let rowBytes = image.bytesPerRow
     guard Int(stride) >= rowBytes else {
-      throw ImageDecodingError(.corrupt, source: source, detail: "libheif's row stride \(stride) is shorter than a row.")
+      throw ImageDecodingError(
+        .corrupt, source: source, detail: "libheif's row stride \(stride) is shorter than a row.")
     }
     let sourceStride = Int(stride)
     if !sixteenBit {
@@ -200,7 +211,8 @@ enum HEIFCodec {
     // 10/12-bit samples in the low bits of little-endian UInt16s: stretch to 0...65535.
     let bits = Int(heif_image_get_bits_per_pixel_range(decoded, heif_channel_interleaved))
     guard (9...16).contains(bits) else {
-      throw ImageDecodingError(.unsupportedVariant, source: source, detail: "libheif returned \(bits)-bit samples.")
+      throw ImageDecodingError(
+        .unsupportedVariant, source: source, detail: "libheif returned \(bits)-bit samples.")
     }
     let maxCode = UInt32((1 << bits) - 1)
     let components = width * format.channelCount
@@ -211,7 +223,8 @@ enum HEIFCodec {
         let row = input + y * sourceStride
         let base = y * components
         for i in 0..<components {
-          let v = UInt32(UInt16(littleEndian: row.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self)))
+          let v = UInt32(
+            UInt16(littleEndian: row.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self)))
           let clamped = min(v, maxCode)
           out[base + i] = UInt16((clamped * 65535 + maxCode / 2) / maxCode)
         }
@@ -228,7 +241,8 @@ enum HEIFCodec {
     let count = Int(heif_image_handle_get_number_of_metadata_blocks(handle, nil))
     if count > 0 {
       var ids = [heif_item_id](repeating: 0, count: count)
-      let listed = Int(heif_image_handle_get_list_of_metadata_block_IDs(handle, nil, &ids, Int32(count)))
+      let listed = Int(
+        heif_image_handle_get_list_of_metadata_block_IDs(handle, nil, &ids, Int32(count)))
       for id in ids.prefix(listed) {
         let type = heif_image_handle_get_metadata_type(handle, id).map { String(cString: $0) } ?? ""
         let contentType =
@@ -241,7 +255,8 @@ enum HEIFCodec {
         var bytes = [UInt8](repeating: 0, count: size)
         let status = heif_image_handle_get_metadata(handle, id, &bytes)
         guard HEIFLibrary.succeeded(status) else {
-          warnings.append("libheif could not read the \(type) item \(id): \(HEIFLibrary.message(of: status)).")
+          warnings.append(
+            "libheif could not read the \(type) item \(id): \(HEIFLibrary.message(of: status)).")
           continue
         }
         if isXMP {
@@ -263,7 +278,8 @@ enum HEIFCodec {
         if HEIFLibrary.succeeded(status) {
           blocks.iccProfile = Data(bytes)
         } else {
-          warnings.append("libheif could not read the ICC profile: \(HEIFLibrary.message(of: status)).")
+          warnings.append(
+            "libheif could not read the ICC profile: \(HEIFLibrary.message(of: status)).")
         }
       }
     case heif_color_profile_type_nclx:

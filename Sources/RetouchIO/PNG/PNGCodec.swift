@@ -93,7 +93,9 @@ enum PNGCodec {
     let iccName = icc.map { ICCProfileName.pngKeyword(forProfile: $0) } ?? "ICC Profile"
     let exif = blocks.exif.flatMap { $0.isEmpty ? nil : [UInt8]($0) }
     // iTXt text ends at the first NUL; an XMP packet never contains one.
-    let xmp = blocks.xmp.flatMap { $0.isEmpty ? nil : [CChar]($0.map { CChar(bitPattern: $0) }) + [0] }
+    let xmp = blocks.xmp.flatMap {
+      $0.isEmpty ? nil : [CChar]($0.map { CChar(bitPattern: $0) }) + [0]
+    }
 
     var output: UnsafeMutablePointer<UInt8>?
     var outputLength = 0
@@ -124,7 +126,8 @@ enum PNGCodec {
       }
     }
     guard status == 0, let output else {
-      let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      let text = String(
+        decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
       throw ImageEncodingError(.encoderFailed, detail: "libpng: \(text).")
     }
     defer { rt_png_free(output) }
@@ -168,14 +171,18 @@ enum PNGCodec {
       guard state.ran_out_of_data != 0 else {
         throw ImageDecodingError(
           .corrupt, source: source,
-          detail: "libpng: \(message) near byte \(position), after row \(state.rows_done) of \(height).")
+          detail:
+            "libpng: \(message) near byte \(position), after row \(state.rows_done) of \(height).")
       }
       // With Adam7 the early passes scatter pixels over the whole image, so "the rows decoded so
       // far" is not a usable picture; libpng gives no way to finish the passes without the data.
       if header.interlaced != 0 {
         throw ImageDecodingError(
           .truncated, source: source,
-          detail: "interlaced image data stops at byte \(position) of \(buffer.count); partial interlaced images are not returned.")
+          detail:
+            "interlaced image data stops at byte \(position) of \(buffer.count); "
+            + "partial interlaced images are not returned."
+        )
       }
       let done = Int(state.rows_done)
       let detail = "image data stops at byte \(position), after row \(done) of \(height)."
@@ -193,7 +200,8 @@ enum PNGCodec {
       // Every row is there; only the chunks after the image data (text, eXIf, IEND) are lost.
       let state = reader.state.pointee
       let what = state.ran_out_of_data != 0 ? "the file ends" : "libpng: \(cString(state.error))"
-      let detail = "\(what) after the image data, at byte \(state.position); later chunks are ignored."
+      let detail =
+        "\(what) after the image data, at byte \(state.position); later chunks are ignored."
       if state.ran_out_of_data == 0 && options.strictness >= .failOnError {
         throw ImageDecodingError(.corrupt, source: source, detail: detail)
       }
@@ -217,7 +225,8 @@ enum PNGCodec {
         "gAMA \(state.gamma) differs from sRGB's; the pixels are shown as sRGB without correction.")
     }
 
-    var raw = RawDecode(image: image, storedSize: PixelSize(width: width, height: height), blocks: blocks)
+    var raw = RawDecode(
+      image: image, storedSize: PixelSize(width: width, height: height), blocks: blocks)
     raw.warnings = warnings
     raw.sourceBitDepth = max(8, Int(header.bit_depth))
     return raw
