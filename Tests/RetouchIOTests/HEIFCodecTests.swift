@@ -9,7 +9,7 @@ import Testing
 @testable import RetouchIO
 
 /// A smooth synthetic photo stand-in: gradients with a soft disc, easy for HEVC to keep.
-func smoothImage(width: Int, height: Int, format: PixelFormat) -> Image {
+func codecSmoothImage(width: Int, height: Int, format: PixelFormat) -> Image {
   var image = Image(width: width, height: height, format: format)
   let scale = format.maxValue
   for y in 0..<height {
@@ -27,12 +27,12 @@ func smoothImage(width: Int, height: Int, format: PixelFormat) -> Image {
 }
 
 /// Mean absolute difference per component, on the 8-bit scale.
-func meanAbsoluteError(_ a: Image, _ b: Image) -> Double {
+func codecMeanAbsoluteError(_ a: Image, _ b: Image) -> Double {
   precondition(a.size == b.size && a.format.channelCount == b.format.channelCount)
   let aScale = 255.0 / Double(a.format.maxValue)
   let bScale = 255.0 / Double(b.format.maxValue)
   var total = 0.0
-  for (x, y) in allPoints(a) {
+  for (x, y) in codecAllPoints(a) {
     for (p, q) in zip(a.pixel(x: x, y: y), b.pixel(x: x, y: y)) {
       total += abs(Double(p) * aScale - Double(q) * bScale)
     }
@@ -73,7 +73,7 @@ func meanAbsoluteError(_ a: Image, _ b: Image) -> Double {
   }
 
   @Test func iPhoneHEICCarriesExifAndDisplayP3() throws {
-    let decoded = try ImageDecoder(options: rawOptions()).decode(SharedPhotos.url("g16"))
+    let decoded = try ImageDecoder(options: codecRawOptions()).decode(SharedPhotos.url("g16"))
     #expect(decoded.image.size == PixelSize(width: 3024, height: 4032))
     #expect(decoded.metadata.orientation == .up)
     let exif = try #require(decoded.metadata.blocks.exif)
@@ -83,7 +83,7 @@ func meanAbsoluteError(_ a: Image, _ b: Image) -> Double {
   }
 
   @Test func storedOrientationWhenNotApplied() throws {
-    let options = rawOptions { $0.appliesOrientation = false }
+    let options = codecRawOptions { $0.appliesOrientation = false }
     let decoded = try ImageDecoder(options: options).decode(SharedPhotos.url("g16"))
     #expect(decoded.image.size == PixelSize(width: 4032, height: 3024))
     let raw = try HEIFCodec.decode(SharedPhotos.data("g16"), source: "g16", options: options)
@@ -110,7 +110,7 @@ func meanAbsoluteError(_ a: Image, _ b: Image) -> Double {
 
   @Test func twoHundredMegapixelHEICIsRefusedUnderALowerLimit() throws {
     let error = #expect(throws: ImageDecodingError.self) {
-      try ImageDecoder(options: rawOptions { $0.maxPixels = 100_000_000 }).decode(
+      try ImageDecoder(options: codecRawOptions { $0.maxPixels = 100_000_000 }).decode(
         SharedPhotos.url("g23"))
     }
     #expect(error?.kind == .tooLarge)
@@ -118,7 +118,7 @@ func meanAbsoluteError(_ a: Image, _ b: Image) -> Double {
   }
 
   @Test func twoHundredMegapixelHEICDecodes() throws {
-    let decoded = try ImageDecoder(options: rawOptions()).decode(SharedPhotos.url("g23"))
+    let decoded = try ImageDecoder(options: codecRawOptions()).decode(SharedPhotos.url("g23"))
     #expect(decoded.image.size == PixelSize(width: 12240, height: 16320))
     #expect(decoded.metadata.pixelSize == PixelSize(width: 16320, height: 12240))
   }
@@ -129,7 +129,7 @@ func meanAbsoluteError(_ a: Image, _ b: Image) -> Double {
   func truncatedHEICThrows(strictness: DecodeOptions.Strictness) throws {
     let data = try SharedPhotos.data("g36")
     let error = #expect(throws: ImageDecodingError.self) {
-      try ImageDecoder(options: rawOptions { $0.strictness = strictness })
+      try ImageDecoder(options: codecRawOptions { $0.strictness = strictness })
         .decode(data.prefix(data.count / 2), source: "cut.heic")
     }
     #expect(error?.kind == .truncated)
@@ -150,32 +150,32 @@ func meanAbsoluteError(_ a: Image, _ b: Image) -> Double {
 
   @Test(arguments: [PixelFormat.rgb8, .rgba8, .rgb16])
   func encodeDecodeIsCloseToTheSource(format: PixelFormat) throws {
-    let image = smoothImage(width: 96, height: 64, format: format)
+    let image = codecSmoothImage(width: 96, height: 64, format: format)
     let heic = try ImageEncoder().encode(image, as: .heif)
     #expect(ImageFormat.sniff(heic) == .heif)
-    let decoded = try ImageDecoder(options: rawOptions()).decode(heic).image
+    let decoded = try ImageDecoder(options: codecRawOptions()).decode(heic).image
     #expect(decoded.size == image.size)
     #expect(decoded.format == format.withBitDepth(8))
     // Quality 90 on a smooth image: HEVC error stays well under 2 levels on average.
-    let error = meanAbsoluteError(image, decoded)
+    let error = codecMeanAbsoluteError(image, decoded)
     #expect(error < 2, "mean abs error \(error)")
   }
 
   @Test func chromaFullResolutionKeepsColourEdges() throws {
     // One-pixel colour stripes: 4:2:0 must blur them, 4:4:4 keeps them much closer.
     var image = Image(width: 64, height: 64, format: .rgb8)
-    for (x, y) in allPoints(image) {
+    for (x, y) in codecAllPoints(image) {
       image.setPixel(x: x, y: y, x % 2 == 0 ? [220, 40, 40] : [40, 40, 220])
     }
     var options = EncodeOptions()
     options.chromaSubsampling = .s444
-    let full = try ImageDecoder(options: rawOptions()).decode(
+    let full = try ImageDecoder(options: codecRawOptions()).decode(
       ImageEncoder(options: options).encode(image, as: .heif))
     options.chromaSubsampling = .s420
-    let half = try ImageDecoder(options: rawOptions()).decode(
+    let half = try ImageDecoder(options: codecRawOptions()).decode(
       ImageEncoder(options: options).encode(image, as: .heif))
-    let fullError = meanAbsoluteError(image, full.image)
-    let halfError = meanAbsoluteError(image, half.image)
+    let fullError = codecMeanAbsoluteError(image, full.image)
+    let halfError = codecMeanAbsoluteError(image, half.image)
     #expect(fullError < halfError / 2, "4:4:4 \(fullError), 4:2:0 \(halfError)")
   }
 
@@ -184,19 +184,19 @@ func meanAbsoluteError(_ a: Image, _ b: Image) -> Double {
       SharedPhotos.data("g16"), source: "g16", options: DecodeOptions())
     let icc = try #require(source.blocks.iccProfile)
     let exif = try #require(source.blocks.exif)
-    let blocks = MetadataBlocks(exif: exif, xmp: sampleXMP, iccProfile: icc)
-    let image = smoothImage(width: 64, height: 48, format: .rgb8)
+    let blocks = MetadataBlocks(exif: exif, xmp: codecSampleXMP, iccProfile: icc)
+    let image = codecSmoothImage(width: 64, height: 48, format: .rgb8)
     let heic = try HEIFCodec.encode(image, options: EncodeOptions(), blocks: blocks)
-    let raw = try HEIFCodec.decode(heic, source: "<memory>", options: rawOptions())
+    let raw = try HEIFCodec.decode(heic, source: "<memory>", options: codecRawOptions())
     #expect(raw.blocks.iccProfile == icc)
     #expect(raw.blocks.exif == exif)
-    #expect(raw.blocks.xmp == sampleXMP)
+    #expect(raw.blocks.xmp == codecSampleXMP)
     // A small synthetic TIFF block too (libheif adds the item's offset field itself).
     let small = try HEIFCodec.encode(
-      image, options: EncodeOptions(), blocks: MetadataBlocks(exif: sampleExif))
+      image, options: EncodeOptions(), blocks: MetadataBlocks(exif: codecSampleExif))
     #expect(
       try HEIFCodec.readHeader(small, source: "<memory>", options: DecodeOptions()).blocks.exif
-        == sampleExif)
+        == codecSampleExif)
   }
 
   @Test func exifItemOffsetIsStripped() {
@@ -212,7 +212,7 @@ func meanAbsoluteError(_ a: Image, _ b: Image) -> Double {
 // MARK: - 10-bit sources (made with libheif directly; the manifest has only 8-bit HEICs)
 
 /// Encodes a 10-bit HEIC: a horizontal grey ramp over the full 0...1023 range, white on the right.
-func tenBitHEIC(width: Int, height: Int) throws -> Data {
+func codecTenBitHEIC(width: Int, height: Int) throws -> Data {
   #expect(heif_init(nil).code == heif_error_Ok)
   let context = try #require(heif_context_alloc())
   defer { heif_context_free(context) }
@@ -263,8 +263,8 @@ func tenBitHEIC(width: Int, height: Int) throws -> Data {
 
 extension HEIFCodecTests {
   @Test func tenBitHEICScalesToTheFull16BitRange() throws {
-    let data = try tenBitHEIC(width: 256, height: 32)
-    let raw = try HEIFCodec.decode(data, source: "<memory>", options: rawOptions())
+    let data = try codecTenBitHEIC(width: 256, height: 32)
+    let raw = try HEIFCodec.decode(data, source: "<memory>", options: codecRawOptions())
     #expect(raw.sourceBitDepth == 10)
     #expect(raw.image.format == .rgb16)
     let values = raw.image.withUnsafeBytes { Set($0.bindMemory(to: UInt16.self)) }
@@ -279,8 +279,8 @@ extension HEIFCodecTests {
   }
 
   @Test func tenBitHEICReducedTo8BitOnRequest() throws {
-    let data = try tenBitHEIC(width: 64, height: 16)
-    let decoded = try ImageDecoder(options: rawOptions { $0.keeps16Bit = false }).decode(data)
+    let data = try codecTenBitHEIC(width: 64, height: 16)
+    let decoded = try ImageDecoder(options: codecRawOptions { $0.keeps16Bit = false }).decode(data)
     #expect(decoded.image.format == .rgb8)
     #expect(decoded.image.pixel(x: 63, y: 8).allSatisfy { $0 >= 250 })
     #expect(decoded.image.pixel(x: 0, y: 8).allSatisfy { $0 <= 5 })

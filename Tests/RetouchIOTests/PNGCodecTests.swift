@@ -9,14 +9,14 @@ import Testing
 
 /// The bytes of a fixture in Tests/RetouchIOTests/Fixtures (see its README and
 /// make_png_fixtures.py, whose pixel formulas the tests below repeat).
-func fixtureData(_ name: String) throws -> Data {
+func codecFixtureData(_ name: String) throws -> Data {
   let url = try #require(
     Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Fixtures"))
   return try Data(contentsOf: url)
 }
 
 /// Options that leave pixel values exactly as stored.
-func rawOptions(_ change: (inout DecodeOptions) -> Void = { _ in }) -> DecodeOptions {
+func codecRawOptions(_ change: (inout DecodeOptions) -> Void = { _ in }) -> DecodeOptions {
   var options = DecodeOptions()
   options.convertsColor = false
   change(&options)
@@ -24,7 +24,7 @@ func rawOptions(_ change: (inout DecodeOptions) -> Void = { _ in }) -> DecodeOpt
 }
 
 /// A seeded image whose every component is random.
-func randomImage(width: Int, height: Int, format: PixelFormat, seed: UInt64) -> Image {
+func codecRandomImage(width: Int, height: Int, format: PixelFormat, seed: UInt64) -> Image {
   var rng = SeededRandom(seed: seed)
   let count = width * height * format.bytesPerPixel
   let bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
@@ -32,19 +32,19 @@ func randomImage(width: Int, height: Int, format: PixelFormat, seed: UInt64) -> 
 }
 
 /// Every (x, y) of an image, row by row.
-func allPoints(_ image: Image) -> [(x: Int, y: Int)] {
+func codecAllPoints(_ image: Image) -> [(x: Int, y: Int)] {
   (0..<image.height).flatMap { y in (0..<image.width).map { x in (x, y) } }
 }
 
 /// A minimal big-endian TIFF structure: header plus one IFD holding Orientation = 1.
-let sampleExif = Data([
+let codecSampleExif = Data([
   0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08,  // "MM", 42, IFD at 8
   0x00, 0x01,  // one entry
   0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00,  // Orientation SHORT 1
   0x00, 0x00, 0x00, 0x00,  // no next IFD
 ])
 
-let sampleXMP = Data(
+let codecSampleXMP = Data(
   """
   <?xpacket begin="\u{FEFF}" id="W5M0MpCehiHzreSzNTczkc9d"?>
   <x:xmpmeta xmlns:x="adobe:ns:meta/">
@@ -79,12 +79,12 @@ let sampleXMP = Data(
   }
 
   @Test func sixteenBitPNGStaysSixteenBit() throws {
-    let decoded = try ImageDecoder(options: rawOptions()).decode(SharedPhotos.url("g30"))
+    let decoded = try ImageDecoder(options: codecRawOptions()).decode(SharedPhotos.url("g30"))
     #expect(decoded.image.format == .rgb16)
     let levels = decoded.image.withUnsafeBytes { raw in Set(raw.bindMemory(to: UInt16.self)) }
     #expect(levels.count > 256, "only \(levels.count) distinct 16-bit values")
     // Reduced on request, rounding each value to the nearest 8-bit level.
-    let reduced = try ImageDecoder(options: rawOptions { $0.keeps16Bit = false })
+    let reduced = try ImageDecoder(options: codecRawOptions { $0.keeps16Bit = false })
       .decode(SharedPhotos.url("g30"))
     #expect(reduced.image.format == .rgb8)
     for (x, y) in [(0, 0), (500, 300), (1023, 683)] {
@@ -94,7 +94,7 @@ let sampleXMP = Data(
   }
 
   @Test func readsICCProfileAndXMPFromSharedPNG() throws {
-    let decoded = try ImageDecoder(options: rawOptions()).decode(SharedPhotos.url("s02"))
+    let decoded = try ImageDecoder(options: codecRawOptions()).decode(SharedPhotos.url("s02"))
     let icc = try #require(decoded.metadata.blocks.iccProfile)
     #expect(icc.count > 128)
     #expect(icc[36..<40] == Data("acsp".utf8))  // ICC signature at byte 36
@@ -112,7 +112,7 @@ let sampleXMP = Data(
     #expect(metadata.pixelSize == PixelSize(width: 451, height: 300))
     #expect(metadata.blocks.iccProfile != nil)
     let error = #expect(throws: ImageDecodingError.self) {
-      try ImageDecoder(options: rawOptions { $0.strictness = .failOnTruncation }).decode(cut)
+      try ImageDecoder(options: codecRawOptions { $0.strictness = .failOnTruncation }).decode(cut)
     }
     #expect(error?.kind == .truncated)
   }
@@ -120,67 +120,76 @@ let sampleXMP = Data(
   // MARK: Colour types and layouts (synthetic fixtures)
 
   @Test func paletteWithTransparencyBecomesRGBA() throws {
-    let image = try ImageDecoder(options: rawOptions()).decode(fixtureData("palette-2bit-trns.png"))
-      .image
+    let image = try ImageDecoder(options: codecRawOptions()).decode(
+      codecFixtureData("palette-2bit-trns.png")
+    )
+    .image
     #expect(image.format == .rgba8)
     #expect(image.size == PixelSize(width: 13, height: 11))
     let alphas = [0, 85, 170, 255]
-    for (x, y) in allPoints(image) {
+    for (x, y) in codecAllPoints(image) {
       let i = (x + y) % 4
       #expect(image.pixel(x: x, y: y) == [i * 60, 255 - i * 60, (i * 37) % 256, alphas[i]])
     }
   }
 
   @Test func greyBecomesRGB() throws {
-    let eight = try ImageDecoder(options: rawOptions()).decode(fixtureData("grey8.png")).image
+    let eight = try ImageDecoder(options: codecRawOptions()).decode(codecFixtureData("grey8.png"))
+      .image
     #expect(eight.format == .rgb8)
-    for (x, y) in allPoints(eight) {
+    for (x, y) in codecAllPoints(eight) {
       let v = (x * 16 + y * 8) % 256
       #expect(eight.pixel(x: x, y: y) == [v, v, v])
     }
-    let four = try ImageDecoder(options: rawOptions()).decode(fixtureData("grey4.png")).image
+    let four = try ImageDecoder(options: codecRawOptions()).decode(codecFixtureData("grey4.png"))
+      .image
     #expect(four.format == .rgb8)
-    for (x, y) in allPoints(four) {
+    for (x, y) in codecAllPoints(four) {
       let v = (x + y) % 16 * 17
       #expect(four.pixel(x: x, y: y) == [v, v, v])
     }
   }
 
   @Test func greyAlphaBecomesRGBA() throws {
-    let image = try ImageDecoder(options: rawOptions()).decode(fixtureData("grey-alpha8.png")).image
+    let image = try ImageDecoder(options: codecRawOptions()).decode(
+      codecFixtureData("grey-alpha8.png")
+    ).image
     #expect(image.format == .rgba8)
-    for (x, y) in allPoints(image) {
+    for (x, y) in codecAllPoints(image) {
       let g = x * 19 % 256
       #expect(image.pixel(x: x, y: y) == [g, g, g, y * 23 % 256])
     }
   }
 
   @Test func interlacedImageDecodes() throws {
-    let image = try ImageDecoder(options: rawOptions()).decode(fixtureData("adam7-rgb8.png")).image
+    let image = try ImageDecoder(options: codecRawOptions()).decode(
+      codecFixtureData("adam7-rgb8.png")
+    ).image
     #expect(image.format == .rgb8)
-    for (x, y) in allPoints(image) {
+    for (x, y) in codecAllPoints(image) {
       #expect(image.pixel(x: x, y: y) == [x * 20 % 256, y * 20 % 256, x * y % 256])
     }
   }
 
   @Test func sixteenBitRGBAIsExactOrRounded() throws {
-    let data = try fixtureData("rgba16.png")
+    let data = try codecFixtureData("rgba16.png")
     func expected(_ x: Int, _ y: Int) -> [Int] {
       [x * 4099 % 65536, y * 5003 % 65536, (x * y * 257 + 1) % 65536, 65535 - x * 1000]
     }
-    let wide = try ImageDecoder(options: rawOptions()).decode(data).image
+    let wide = try ImageDecoder(options: codecRawOptions()).decode(data).image
     #expect(wide.format == .rgba16)
-    for (x, y) in allPoints(wide) { #expect(wide.pixel(x: x, y: y) == expected(x, y)) }
-    let narrow = try ImageDecoder(options: rawOptions { $0.keeps16Bit = false }).decode(data).image
+    for (x, y) in codecAllPoints(wide) { #expect(wide.pixel(x: x, y: y) == expected(x, y)) }
+    let narrow = try ImageDecoder(options: codecRawOptions { $0.keeps16Bit = false }).decode(data)
+      .image
     #expect(narrow.format == .rgba8)
-    for (x, y) in allPoints(narrow) {
+    for (x, y) in codecAllPoints(narrow) {
       #expect(narrow.pixel(x: x, y: y) == expected(x, y).map { ($0 * 255 + 32767) / 65535 })
     }
   }
 
   @Test func xmpInCompressedTextAfterImageData() throws {
-    let data = try fixtureData("xmp-ztxt-after-idat.png")
-    let decoded = try ImageDecoder(options: rawOptions()).decode(data)
+    let data = try codecFixtureData("xmp-ztxt-after-idat.png")
+    let decoded = try ImageDecoder(options: codecRawOptions()).decode(data)
     let xmp = try #require(decoded.metadata.blocks.xmp)
     #expect(String(decoding: xmp, as: UTF8.self).hasPrefix("<x:xmpmeta"))
     // The header reader stops at IDAT, so it does not see the chunk.
@@ -192,10 +201,11 @@ let sampleXMP = Data(
   @Test func truncatedPNGLenientKeepsDecodedRows() throws {
     let data = try SharedPhotos.data("s03")
     let cut = data.prefix(data.count / 2)
-    let decoded = try ImageDecoder(options: rawOptions { $0.strictness = .lenient }).decode(cut)
+    let decoded = try ImageDecoder(options: codecRawOptions { $0.strictness = .lenient }).decode(
+      cut)
     #expect(decoded.image.size == PixelSize(width: 600, height: 400))
     #expect(decoded.warnings.contains { $0.hasPrefix("truncated file:") })
-    let full = try ImageDecoder(options: rawOptions()).decode(data).image
+    let full = try ImageDecoder(options: codecRawOptions()).decode(data).image
     // The first rows match the whole file's; the last row is black.
     let rowBytes = full.bytesPerRow
     let firstRowsMatch = full.withUnsafeBytes { a in
@@ -212,7 +222,7 @@ let sampleXMP = Data(
   func truncatedPNGStrictThrows(strictness: DecodeOptions.Strictness) throws {
     let data = try SharedPhotos.data("s03")
     let error = #expect(throws: ImageDecodingError.self) {
-      try ImageDecoder(options: rawOptions { $0.strictness = strictness })
+      try ImageDecoder(options: codecRawOptions { $0.strictness = strictness })
         .decode(data.prefix(data.count / 2), source: "cut.png")
     }
     #expect(error?.kind == .truncated)
@@ -221,25 +231,26 @@ let sampleXMP = Data(
   }
 
   @Test func truncatedInterlacedPNGThrowsEvenWhenLenient() throws {
-    let data = try fixtureData("adam7-rgb8.png")
+    let data = try codecFixtureData("adam7-rgb8.png")
     let error = #expect(throws: ImageDecodingError.self) {
-      try ImageDecoder(options: rawOptions { $0.strictness = .lenient }).decode(
+      try ImageDecoder(options: codecRawOptions { $0.strictness = .lenient }).decode(
         data.prefix(data.count - 40))
     }
     #expect(error?.kind == .truncated)
   }
 
   @Test func truncatedHeaderThrows() throws {
-    let data = try fixtureData("grey8.png")
+    let data = try codecFixtureData("grey8.png")
     let error = #expect(throws: ImageDecodingError.self) {
-      try ImageDecoder(options: rawOptions { $0.strictness = .lenient }).decode(data.prefix(20))
+      try ImageDecoder(options: codecRawOptions { $0.strictness = .lenient }).decode(
+        data.prefix(20))
     }
     #expect(error?.kind == .truncated)
   }
 
   @Test func forgedHugeIHDRIsTooLarge() throws {
     let error = #expect(throws: ImageDecodingError.self) {
-      try ImageDecoder().decode(fixtureData("huge-ihdr.png"), source: "huge-ihdr.png")
+      try ImageDecoder().decode(codecFixtureData("huge-ihdr.png"), source: "huge-ihdr.png")
     }
     #expect(error?.kind == .tooLarge)
     #expect(
@@ -249,12 +260,12 @@ let sampleXMP = Data(
 
   @Test func pixelLimitIsChecked() throws {
     let error = #expect(throws: ImageDecodingError.self) {
-      try ImageDecoder(options: rawOptions { $0.maxPixels = 512 * 512 - 1 }).decode(
+      try ImageDecoder(options: codecRawOptions { $0.maxPixels = 512 * 512 - 1 }).decode(
         SharedPhotos.url("s01"))
     }
     #expect(error?.kind == .tooLarge)
     #expect(
-      try ImageDecoder(options: rawOptions { $0.maxPixels = 512 * 512 }).decode(
+      try ImageDecoder(options: codecRawOptions { $0.maxPixels = 512 * 512 }).decode(
         SharedPhotos.url("s01")
       )
       .image.width == 512)
@@ -262,8 +273,8 @@ let sampleXMP = Data(
 
   @Test func badCRCIsCorrupt() throws {
     let error = #expect(throws: ImageDecodingError.self) {
-      try ImageDecoder(options: rawOptions { $0.strictness = .lenient }).decode(
-        fixtureData("bad-crc.png"))
+      try ImageDecoder(options: codecRawOptions { $0.strictness = .lenient }).decode(
+        codecFixtureData("bad-crc.png"))
     }
     #expect(error?.kind == .corrupt)
     #expect(error?.detail.contains("CRC") == true)
@@ -286,30 +297,30 @@ let sampleXMP = Data(
 
   @Test(arguments: PixelFormat.allCases)
   func encodeDecodeRoundTripsExactly(format: PixelFormat) throws {
-    let image = randomImage(width: 37, height: 23, format: format, seed: 42)
+    let image = codecRandomImage(width: 37, height: 23, format: format, seed: 42)
     let png = try ImageEncoder().encode(image, as: .png)
     #expect(ImageFormat.sniff(png) == .png)
-    let decoded = try ImageDecoder(options: rawOptions()).decode(png)
+    let decoded = try ImageDecoder(options: codecRawOptions()).decode(png)
     #expect(decoded.image.format == format)
     #expect(decoded.image.hasSamePixels(as: image), "seed 42")
   }
 
   @Test func forcedBitDepthConvertsBothWays() throws {
-    let eight = randomImage(width: 9, height: 5, format: .rgba8, seed: 3)
+    let eight = codecRandomImage(width: 9, height: 5, format: .rgba8, seed: 3)
     var options = EncodeOptions()
     options.pngBitDepth = 16
-    let widened = try ImageDecoder(options: rawOptions())
+    let widened = try ImageDecoder(options: codecRawOptions())
       .decode(ImageEncoder(options: options).encode(eight, as: .png)).image
     #expect(widened.format == .rgba16)
-    for (x, y) in allPoints(eight) {
+    for (x, y) in codecAllPoints(eight) {
       #expect(widened.pixel(x: x, y: y) == eight.pixel(x: x, y: y).map { $0 * 257 })
     }
-    let sixteen = randomImage(width: 9, height: 5, format: .rgb16, seed: 4)
+    let sixteen = codecRandomImage(width: 9, height: 5, format: .rgb16, seed: 4)
     options.pngBitDepth = 8
-    let narrowed = try ImageDecoder(options: rawOptions())
+    let narrowed = try ImageDecoder(options: codecRawOptions())
       .decode(ImageEncoder(options: options).encode(sixteen, as: .png)).image
     #expect(narrowed.format == .rgb8)
-    for (x, y) in allPoints(sixteen) {
+    for (x, y) in codecAllPoints(sixteen) {
       #expect(
         narrowed.pixel(x: x, y: y) == sixteen.pixel(x: x, y: y).map { ($0 * 255 + 32767) / 65535 })
     }
@@ -322,16 +333,17 @@ let sampleXMP = Data(
 
   @Test func metadataBlocksRoundTripByteIdentically() throws {
     let icc = try #require(
-      ImageDecoder(options: rawOptions()).decode(SharedPhotos.url("s01")).metadata.blocks.iccProfile
+      ImageDecoder(options: codecRawOptions()).decode(SharedPhotos.url("s01")).metadata.blocks
+        .iccProfile
     )
-    let blocks = MetadataBlocks(exif: sampleExif, xmp: sampleXMP, iccProfile: icc)
-    let image = randomImage(width: 8, height: 8, format: .rgb8, seed: 9)
+    let blocks = MetadataBlocks(exif: codecSampleExif, xmp: codecSampleXMP, iccProfile: icc)
+    let image = codecRandomImage(width: 8, height: 8, format: .rgb8, seed: 9)
     let png = try PNGCodec.encode(image, options: EncodeOptions(), blocks: blocks)
     let raw = try PNGCodec.decode(
-      png, source: "<memory>", options: rawOptions { $0.strictness = .failOnWarning })
+      png, source: "<memory>", options: codecRawOptions { $0.strictness = .failOnWarning })
     #expect(raw.blocks.iccProfile == icc)
-    #expect(raw.blocks.exif == sampleExif)
-    #expect(raw.blocks.xmp == sampleXMP)
+    #expect(raw.blocks.exif == codecSampleExif)
+    #expect(raw.blocks.xmp == codecSampleXMP)
     #expect(raw.image.hasSamePixels(as: image))
     let header = try PNGCodec.readHeader(png, source: "<memory>", options: DecodeOptions())
     #expect(header.blocks == raw.blocks)
@@ -340,7 +352,8 @@ let sampleXMP = Data(
 
   @Test func iccProfileNameComesFromTheDescription() throws {
     let icc = try #require(
-      ImageDecoder(options: rawOptions()).decode(SharedPhotos.url("s01")).metadata.blocks.iccProfile
+      ImageDecoder(options: codecRawOptions()).decode(SharedPhotos.url("s01")).metadata.blocks
+        .iccProfile
     )
     #expect(ICCProfileName.pngKeyword(forProfile: [UInt8](icc)) == "sRGB IEC61966-2.1")
     #expect(ICCProfileName.pngKeyword(forProfile: [1, 2, 3]) == "ICC Profile")
