@@ -4,3 +4,4 @@
 #pragma once
 #include "rt_jpeg.h"
 #include "rt_lcms.h"
+#include "rt_png.h"
