@@ -22,7 +22,8 @@ func jpegBlocks(_ data: Data) -> MetadataBlocks {
     }
     if marker == 0xDA || marker == 0xD9 { break }
     let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
-    let start = i + 4, end = min(i + 2 + length, b.count)
+    let start = i + 4
+    let end = min(i + 2 + length, b.count)
     guard length >= 2, start <= end else { break }
     let payload = Array(b[start..<end])
     func starts(_ s: String) -> Bool { payload.starts(with: Array(s.utf8)) }
@@ -203,13 +204,17 @@ func parsed(_ id: String) throws -> (PhotoMetadata, [String]) {
 
   @Test func nclxWithoutProfile() {
     var warnings: [String] = []
-    let nclx = NCLXColorInfo(colorPrimaries: 12, transferCharacteristics: 13, matrixCoefficients: 1, fullRange: true)
+    let nclx = NCLXColorInfo(
+      colorPrimaries: 12, transferCharacteristics: 13, matrixCoefficients: 1, fullRange: true)
     let m = PhotoMetadata(
-      parsing: MetadataBlocks(nclx: nclx), storedSize: PixelSize(width: 8, height: 8), warnings: &warnings)
+      parsing: MetadataBlocks(nclx: nclx), storedSize: PixelSize(width: 8, height: 8),
+      warnings: &warnings)
     #expect(m.colorProfile == ColorProfileInfo(description: "Display P3", nclx: nclx))
-    let bt709 = NCLXColorInfo(colorPrimaries: 1, transferCharacteristics: 1, matrixCoefficients: 1, fullRange: false)
+    let bt709 = NCLXColorInfo(
+      colorPrimaries: 1, transferCharacteristics: 1, matrixCoefficients: 1, fullRange: false)
     #expect(ICCDescription.name(for: bt709) == "BT.709 / sRGB")
-    let pq = NCLXColorInfo(colorPrimaries: 9, transferCharacteristics: 16, matrixCoefficients: 9, fullRange: false)
+    let pq = NCLXColorInfo(
+      colorPrimaries: 9, transferCharacteristics: 16, matrixCoefficients: 9, fullRange: false)
     #expect(ICCDescription.name(for: pq) == "BT.2100 PQ")
   }
 
@@ -237,18 +242,20 @@ func parsed(_ id: String) throws -> (PhotoMetadata, [String]) {
 
   @Test func mpfValuesMatchExifTool() throws {
     let (m, _) = try parsed("g28")
-    #expect(m.multiPicture == [
-      MultiPictureEntry(attribute: 0x03_0000, size: 44891, offset: 0),
-      // ExifTool prints 44821: it adds 2834, the file position of the MP endian marker.
-      MultiPictureEntry(attribute: 0, size: 6003, offset: 41987),
-    ])
+    #expect(
+      m.multiPicture == [
+        MultiPictureEntry(attribute: 0x03_0000, size: 44891, offset: 0),
+        // ExifTool prints 44821: it adds 2834, the file position of the MP endian marker.
+        MultiPictureEntry(attribute: 0, size: 6003, offset: 41987),
+      ])
   }
 
   // MARK: XMP
 
   @Test func xmpAttributeAndElementForms() {
     let packet = """
-      <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+      <x:xmpmeta xmlns:x="adobe:ns:meta/">
+      <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
       <rdf:Description rdf:about="" xmlns:t="http://ns.adobe.com/tiff/1.0/" t:Orientation = '8'
         xmlns:xmp="http://ns.adobe.com/xap/1.0/">
         <xmp:CreatorTool>Tom &amp; Jerry&#x21;</xmp:CreatorTool>
@@ -272,7 +279,8 @@ func parsed(_ id: String) throws -> (PhotoMetadata, [String]) {
     var blocks = try photoBlocks("g09")  // EXIF orientation 6
     blocks.xmp = Data(#"<rdf:Description tiff:Orientation="3"/>"#.utf8)
     var warnings: [String] = []
-    let m = PhotoMetadata(parsing: blocks, storedSize: PixelSize(width: 450, height: 600), warnings: &warnings)
+    let m = PhotoMetadata(
+      parsing: blocks, storedSize: PixelSize(width: 450, height: 600), warnings: &warnings)
     #expect(m.orientation == .right)
   }
 
@@ -330,7 +338,8 @@ func parsed(_ id: String) throws -> (PhotoMetadata, [String]) {
   /// Parses an exported EXIF block back.
   func reparse(_ blocks: MetadataBlocks) -> (PhotoMetadata, [String]) {
     var warnings: [String] = []
-    let m = PhotoMetadata(parsing: blocks, storedSize: PixelSize(width: 1, height: 1), warnings: &warnings)
+    let m = PhotoMetadata(
+      parsing: blocks, storedSize: PixelSize(width: 1, height: 1), warnings: &warnings)
     return (m, warnings)
   }
 
@@ -369,7 +378,12 @@ func parsed(_ id: String) throws -> (PhotoMetadata, [String]) {
     // DateTime (0x0132) is the original's, not the time of export.
     #expect(ifd0.entry(0x0132)?.value == Array("2012:08:26 15:53:03\0".utf8))
     #expect(out.mpf == nil)
-    #expect(out.iccProfile == nil || out.iccProfile?.isEmpty == false)
+    // The image's own profile, or nil (never empty bytes) while none is available.
+    let icc = ICCProfiles.data(for: .sRGB)
+    #expect(out.iccProfile == (icc.isEmpty ? nil : icc))
+    if let written = out.iccProfile {
+      #expect(ICCDescription.read(written) != nil)
+    }
   }
 
   @Test(arguments: ["g77", "g12", "g63", "g89", "g25", "g52", "g31"])
@@ -455,11 +469,16 @@ func parsed(_ id: String) throws -> (PhotoMetadata, [String]) {
       .replacingOccurrences(of: ">200<", with: ">3264<")
     #expect(Data(restored.utf8) == source)
 
-    let attributes = #"<rdf:Description tiff:Orientation="6" tiff:ImageWidth='10' exif:ExposureTime="1/60"/>"#
+    let attributes =
+      #"<rdf:Description tiff:Orientation="6" tiff:ImageWidth='10' exif:ExposureTime="1/60"/>"#
     metadata.blocks.xmp = Data(attributes.utf8)
     let out2 = ExportMetadata.blocks(
       for: Image(width: 300, height: 200, format: .rgb8), from: metadata, software: "Retouch")
-    #expect(out2.xmp == Data(#"<rdf:Description tiff:Orientation="1" tiff:ImageWidth='300' exif:ExposureTime="1/60"/>"#.utf8))
+    #expect(
+      out2.xmp
+        == Data(
+          #"<rdf:Description tiff:Orientation="1" tiff:ImageWidth='300' exif:ExposureTime="1/60"/>"#
+            .utf8))
   }
 
   /// Canon (offsets relative to the TIFF header, big or little endian) and Olympus (offsets
@@ -517,8 +536,10 @@ func parsed(_ id: String) throws -> (PhotoMetadata, [String]) {
         // Aim at directory structure near the start half of the time.
         let range = Bool.random(using: &rng) ? 0..<min(b.count - 3, 512) : 0..<(b.count - 3)
         let i = Int.random(in: range, using: &rng)
-        let values: [UInt32] = [0xFFFF_FFFF, 0x7FFF_FFFF, 0xFFFF, 0x8000_0000, 0, 1, UInt32(b.count),
-                                UInt32(b.count - 1), UInt32.random(in: 0...UInt32.max, using: &rng)]
+        let values: [UInt32] = [
+          0xFFFF_FFFF, 0x7FFF_FFFF, 0xFFFF, 0x8000_0000, 0, 1, UInt32(b.count),
+          UInt32(b.count - 1), UInt32.random(in: 0...UInt32.max, using: &rng),
+        ]
         let v = values[Int.random(in: 0..<values.count, using: &rng)]
         for k in 0..<4 { b[i + k] = UInt8(truncatingIfNeeded: v >> (8 * UInt32(k))) }
       case 3:
@@ -550,7 +571,8 @@ func parsed(_ id: String) throws -> (PhotoMetadata, [String]) {
       if let i = s.iccProfile { blocks.iccProfile = Data(mutate([UInt8](i), rng: &rng)) }
       if let m = s.mpf { blocks.mpf = Data(mutate([UInt8](m), rng: &rng)) }
       var warnings: [String] = []
-      let m = PhotoMetadata(parsing: blocks, storedSize: PixelSize(width: 3, height: 2), warnings: &warnings)
+      let m = PhotoMetadata(
+        parsing: blocks, storedSize: PixelSize(width: 3, height: 2), warnings: &warnings)
       #expect(m.blocks == blocks)
       let out = ExportMetadata.blocks(for: image, from: m, software: "Retouch")
       let exif = try #require(out.exif)

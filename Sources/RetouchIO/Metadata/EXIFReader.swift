@@ -28,11 +28,15 @@ enum EXIFReader {
       return
     }
     guard let ifd0 = tiff.directory(at: tiff.firstIFDOffset) else {
-      warnings.append("EXIF IFD0 at offset \(tiff.firstIFDOffset) lies outside the \(exif.count)-byte block.")
+      warnings.append(
+        "EXIF IFD0 at offset \(tiff.firstIFDOffset) lies outside the \(exif.count)-byte block.")
       return
     }
     if ifd0.skippedEntries > 0 {
-      warnings.append("EXIF IFD0: \(ifd0.skippedEntries) entries with an unknown type or out-of-range value skipped.")
+      warnings.append(
+        "EXIF IFD0: \(ifd0.skippedEntries) entries with an unknown type or out-of-range value "
+          + "skipped."
+      )
     }
 
     guard let data = exif_data_new() else {
@@ -50,9 +54,13 @@ enum EXIFReader {
     let order = exif_data_get_byte_order(data)
     let ifds = data.pointee.ifd
     let view = EntryReader(order: order)
-    let ifd0Content = ifds.0, exifContent = ifds.2, gpsContent = ifds.3
+    let ifd0Content = ifds.0
+    let exifContent = ifds.2
+    let gpsContent = ifds.3
 
-    func entry(_ content: UnsafeMutablePointer<ExifContent>?, _ tag: UInt32) -> UnsafeMutablePointer<ExifEntry>? {
+    func entry(_ content: UnsafeMutablePointer<ExifContent>?, _ tag: UInt32)
+      -> UnsafeMutablePointer<ExifEntry>?
+    {
       guard let content else { return nil }
       return exif_content_get_entry(content, ExifTag(rawValue: tag))
     }
@@ -68,7 +76,8 @@ enum EXIFReader {
       if let raw, let o = ImageOrientation(rawValue: raw) {
         metadata.orientation = o
       } else {
-        warnings.append("EXIF orientation \(raw.map(String.init) ?? "(unreadable)") is not 1...8; using 1.")
+        warnings.append(
+          "EXIF orientation \(raw.map(String.init) ?? "(unreadable)") is not 1...8; using 1.")
         metadata.orientation = .up
       }
     }
@@ -193,7 +202,8 @@ enum EXIFText {
   /// Bytes up to the first NUL, trimmed of whitespace; nil when nothing is left.
   static func decode<C: Collection>(_ bytes: C) -> String? where C.Element == UInt8 {
     let cut = bytes.prefix { $0 != 0 }
-    let text = String(validating: cut, as: UTF8.self)
+    let text =
+      String(validating: cut, as: UTF8.self)
       ?? String(decoding: cut.map { UInt16($0) }, as: UTF16.self)
     let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
     return trimmed.isEmpty ? nil : trimmed

@@ -34,7 +34,9 @@ enum ExportMetadata {
   ///
   /// Cost: linear in the source blocks (at most a few hundred KiB); never fails, since hostile
   /// source blocks fall back to the typed-field EXIF.
-  static func blocks(for image: Image, from metadata: PhotoMetadata?, software: String) -> MetadataBlocks {
+  static func blocks(for image: Image, from metadata: PhotoMetadata?, software: String)
+    -> MetadataBlocks
+  {
     var out = MetadataBlocks()
     let size = image.size
     let rewritten = metadata?.blocks.exif.flatMap {
@@ -42,7 +44,8 @@ enum ExportMetadata {
     }
     let exif =
       rewritten
-      ?? typedEXIF(metadata ?? PhotoMetadata(), size: size, colorSpace: image.colorSpace, software: software)
+      ?? typedEXIF(
+        metadata ?? PhotoMetadata(), size: size, colorSpace: image.colorSpace, software: software)
     out.exif = Data(exif)
     if let xmp = metadata?.blocks.xmp, !xmp.isEmpty {
       out.xmp = XMPPacket(xmp).replacingIntegers([
@@ -124,7 +127,8 @@ enum ExportMetadata {
       }
     }
     if !exif.entries.contains(where: { $0.tag == Tag.exifVersion }) {
-      exif.entries.append(TIFFEntry(tag: Tag.exifVersion, type: 7, count: 4, value: Array("0232".utf8)))
+      exif.entries.append(
+        TIFFEntry(tag: Tag.exifVersion, type: 7, count: 4, value: Array("0232".utf8)))
     }
     order.set(&exif, Tag.colorSpace, short: colorSpace == .sRGB ? 1 : 0xFFFF)
     order.set(&exif, Tag.pixelX, long: UInt32(clamping: size.width))
@@ -134,15 +138,15 @@ enum ExportMetadata {
     if let p = ifd0.entry(Tag.gpsIFD)?.integer(bigEndian: tiff.bigEndian),
       let d = tiff.directory(at: Int(p)), !d.entries.isEmpty
     {
-      root.children.append(.init(tag: Tag.gpsIFD, directory: TIFFWriter.Directory(entries: unique(d.entries))))
+      root.children.append(
+        .init(tag: Tag.gpsIFD, directory: TIFFWriter.Directory(entries: unique(d.entries))))
     }
 
-    var writer = TIFFWriter(bigEndian: tiff.bigEndian)
-    writer.pinnedOffset = makerNoteOffset
-    let bytes = writer.write(root)
+    let bytes = TIFFWriter(bigEndian: tiff.bigEndian, pinnedOffset: makerNoteOffset).write(root)
     if bytes.count <= maximumEXIFBytes { return bytes }
     // Too big for one APP1 segment: drop the maker note first, then give up on the source.
-    guard makerNoteOffset != nil, var exifDir = root.children.first(where: { $0.tag == Tag.exifIFD })?.directory
+    guard makerNoteOffset != nil,
+      var exifDir = root.children.first(where: { $0.tag == Tag.exifIFD })?.directory
     else { return nil }
     exifDir.entries.removeAll { $0.tag == Tag.makerNote }
     exifDir.pinnedTag = nil
@@ -173,7 +177,8 @@ enum ExportMetadata {
     order.set(&root, Tag.software, ascii: software)
 
     var exif = TIFFWriter.Directory()
-    exif.entries.append(TIFFEntry(tag: Tag.exifVersion, type: 7, count: 4, value: Array("0232".utf8)))
+    exif.entries.append(
+      TIFFEntry(tag: Tag.exifVersion, type: 7, count: 4, value: Array("0232".utf8)))
     if let v = metadata.exposureTime { order.set(&exif, 0x829A, rationals: [v]) }
     if let v = metadata.fNumber { order.set(&exif, 0x829D, rationals: [v]) }
     if let v = metadata.iso {
@@ -185,7 +190,9 @@ enum ExportMetadata {
     if let v = metadata.brightnessValue { order.set(&exif, 0x9203, signedRational: v) }
     if let v = metadata.exposureBias { order.set(&exif, 0x9204, signedRational: v) }
     if let v = metadata.meteringMode { order.set(&exif, 0x9207, short: UInt16(v.rawValue)) }
-    if let v = metadata.flash { order.set(&exif, 0x9209, short: UInt16(truncatingIfNeeded: v.rawValue)) }
+    if let v = metadata.flash {
+      order.set(&exif, 0x9209, short: UInt16(truncatingIfNeeded: v.rawValue))
+    }
     if let v = metadata.focalLength { order.set(&exif, 0x920A, rationals: [v]) }
     if let v = metadata.subsecTimeOriginal { order.set(&exif, 0x9291, ascii: v) }
     order.set(&exif, Tag.colorSpace, short: colorSpace == .sRGB ? 1 : 0xFFFF)
@@ -286,7 +293,8 @@ enum Rational {
     var x = value
     for _ in 0..<40 {
       let a = x.rounded(.down)
-      let h2 = a * h1 + h0, k2 = a * k1 + k0
+      let h2 = a * h1 + h0
+      let k2 = a * k1 + k0
       if h2 > cap || k2 > cap { break }
       (h0, h1, k0, k1) = (h1, h2, k1, k2)
       let frac = x - a

@@ -62,7 +62,8 @@ enum ICCDescription {
 
   private static func clean(_ s: String?) -> String? {
     guard let s else { return nil }
-    let t = s.replacingOccurrences(of: "\0", with: "").trimmingCharacters(in: .whitespacesAndNewlines)
+    let t = s.replacingOccurrences(of: "\0", with: "").trimmingCharacters(
+      in: .whitespacesAndNewlines)
     return t.isEmpty ? nil : t
   }
 

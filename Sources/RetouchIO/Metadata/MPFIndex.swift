@@ -16,19 +16,25 @@ enum MPFIndex {
       return nil
     }
     guard let ifd = tiff.directory(at: tiff.firstIFDOffset) else {
-      warnings.append("MPF index IFD at offset \(tiff.firstIFDOffset) lies outside the \(payload.count)-byte segment.")
+      warnings.append(
+        "MPF index IFD at offset \(tiff.firstIFDOffset) lies outside the "
+          + "\(payload.count)-byte segment."
+      )
       return nil
     }
     guard let entry = ifd.entry(0xB002), entry.type == 7, entry.value.count >= 16 else {
       warnings.append("MPF index has no readable MPEntry (0xB002) field; ignored.")
       return nil
     }
-    guard let record = TIFFReader(bytes: (tiff.bigEndian ? [0x4D, 0x4D, 0, 0x2A] : [0x49, 0x49, 0x2A, 0])
-      + [0, 0, 0, 0] + entry.value)
+    guard
+      let record = TIFFReader(
+        bytes: (tiff.bigEndian ? [0x4D, 0x4D, 0, 0x2A] : [0x49, 0x49, 0x2A, 0])
+          + [0, 0, 0, 0] + entry.value)
     else { return nil }
     var entries: [MultiPictureEntry] = []
     let count = entry.value.count / 16
-    if let declared = ifd.entry(0xB001)?.integer(bigEndian: tiff.bigEndian), Int(declared) != count {
+    if let declared = ifd.entry(0xB001)?.integer(bigEndian: tiff.bigEndian), Int(declared) != count
+    {
       warnings.append("MPF index declares \(declared) images but lists \(count).")
     }
     for i in 0..<count {

@@ -61,7 +61,9 @@ extension PhotoMetadata {
       }
     }
     if dateTimeOriginal == nil {
-      let candidates = [xmp.value(of: .exif("DateTimeOriginal")), xmp.value(of: .photoshop("DateCreated"))]
+      let candidates = [
+        xmp.value(of: .exif("DateTimeOriginal")), xmp.value(of: .photoshop("DateCreated")),
+      ]
       for case let text? in candidates {
         guard let parsed = XMPPacket.exifDate(fromXMP: text) else { continue }
         dateTimeOriginal = parsed.date

@@ -29,13 +29,16 @@ struct TIFFReader {
     }
     self.bytes = bytes
     let b = bytes[4..<8].map(UInt32.init)
-    firstIFDOffset = Int(bigEndian ? b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3]
-      : b[3] << 24 | b[2] << 16 | b[1] << 8 | b[0])
+    firstIFDOffset = Int(
+      bigEndian
+        ? b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3]
+        : b[3] << 24 | b[2] << 16 | b[1] << 8 | b[0])
   }
 
   func u16(at offset: Int) -> UInt16? {
     guard offset >= 0, offset <= bytes.count - 2 else { return nil }
-    let a = UInt16(bytes[offset]), b = UInt16(bytes[offset + 1])
+    let a = UInt16(bytes[offset])
+    let b = UInt16(bytes[offset + 1])
     return bigEndian ? a << 8 | b : b << 8 | a
   }
 
@@ -179,14 +182,12 @@ struct TIFFWriter {
   /// Where the pinned value goes, or nil when nothing is pinned.
   var pinnedOffset: Int?
 
-  func u16Bytes(_ v: UInt16) -> [UInt8] {
-    bigEndian ? [UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8)]
+  init(bigEndian: Bool, pinnedOffset: Int? = nil) {
+    self.bigEndian = bigEndian
+    self.pinnedOffset = pinnedOffset
   }
 
-  func u32Bytes(_ v: UInt32) -> [UInt8] {
-    let be = [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
-    return bigEndian ? be : be.reversed()
-  }
+  private var order: ByteOrder { ByteOrder(bigEndian: bigEndian) }
 
   /// The whole structure, IFD0 first (its next-IFD link is 0: no thumbnail IFD).
   func write(_ root: Directory) -> [UInt8] {
@@ -198,7 +199,7 @@ struct TIFFWriter {
       reserved = p..<(p + len)
     }
     let rootOffset = writeDirectory(root, into: &out, cursor: &cursor, reserved: reserved)
-    let header = u32Bytes(UInt32(rootOffset))
+    let header = order.u32(UInt32(rootOffset))
     out.replaceSubrange(4..<8, with: header)
     return out
   }
@@ -251,15 +252,16 @@ struct TIFFWriter {
     }
     var childOffsets: [UInt16: Int] = [:]
     for c in d.children {
-      childOffsets[c.tag] = writeDirectory(c.directory, into: &out, cursor: &cursor, reserved: reserved)
+      childOffsets[c.tag] = writeDirectory(
+        c.directory, into: &out, cursor: &cursor, reserved: reserved)
     }
-    var table = u16Bytes(UInt16(entries.count))
+    var table = order.u16(UInt16(entries.count))
     for (i, e) in entries.enumerated() {
-      table += u16Bytes(e.tag) + u16Bytes(e.type) + u32Bytes(e.count)
+      table += order.u16(e.tag) + order.u16(e.type) + order.u32(e.count)
       if let child = childOffsets[e.tag] {
-        table += u32Bytes(UInt32(child))
+        table += order.u32(UInt32(child))
       } else if let o = valueOffsets[i] {
-        table += u32Bytes(UInt32(o))
+        table += order.u32(UInt32(o))
         put(e.value, at: o, into: &out)
       } else {
         table += e.value + [UInt8](repeating: 0, count: 4 - e.value.count)

@@ -28,7 +28,8 @@ struct XMPPacket {
     }
     static func photoshop(_ name: String) -> Property {
       Property(
-        namespace: "http://ns.adobe.com/photoshop/1.0/", conventionalPrefix: "photoshop", name: name)
+        namespace: "http://ns.adobe.com/photoshop/1.0/", conventionalPrefix: "photoshop", name: name
+      )
     }
   }
 
@@ -166,7 +167,8 @@ struct XMPPacket {
       case "apos": out += "'"
       default:
         let code: UInt32? =
-          entity.hasPrefix("#x") ? UInt32(entity.dropFirst(2), radix: 16)
+          entity.hasPrefix("#x")
+          ? UInt32(entity.dropFirst(2), radix: 16)
           : entity.hasPrefix("#") ? UInt32(entity.dropFirst()) : nil
         if let code, let scalar = Unicode.Scalar(code) {
           out.unicodeScalars.append(scalar)
