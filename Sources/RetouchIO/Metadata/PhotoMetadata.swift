@@ -10,7 +10,8 @@ import RetouchCore
 public struct PhotoMetadata: Sendable, Hashable, Codable {
   /// Stored pixel size of the full-resolution image (before orientation).
   public var pixelSize: PixelSize?
-  /// How the stored pixels must be turned to display upright (TIFF tag 0x0112).
+  /// How the stored pixels must be turned to display upright (TIFF tag 0x0112; else XMP
+  /// `tiff:Orientation`). Values outside 1...8 read as ``ImageOrientation/up`` with a warning.
   public var orientation: ImageOrientation = .up
   /// The colour profile the file declares.
   public var colorProfile: ColorProfileInfo?
@@ -23,7 +24,7 @@ public struct PhotoMetadata: Sendable, Hashable, Codable {
   public var exposureTime: Double?
   /// Aperture as an f-number (0x829D).
   public var fNumber: Double?
-  /// ISO speed (0x8827).
+  /// ISO speed: ISOSpeed (0x8833) when present, else PhotographicSensitivity (0x8827).
   public var iso: Int?
   /// Exposure compensation in EV (0x9204).
   public var exposureBias: Double?
@@ -37,14 +38,15 @@ public struct PhotoMetadata: Sendable, Hashable, Codable {
   public var focalLength: Double?
   /// Millimetres on a 35 mm frame (0xA405).
   public var focalLength35mm: Int?
-  /// When the photo was taken, as written: `YYYY:MM:DD HH:MM:SS` (0x9003).
+  /// When the photo was taken, as written: `YYYY:MM:DD HH:MM:SS` (0x9003; else DateTime 0x0132,
+  /// else XMP `exif:DateTimeOriginal` or `photoshop:DateCreated` converted to this form).
   public var dateTimeOriginal: String?
   /// The UTC offset of ``dateTimeOriginal``, `±HH:MM` (0x9011).
   public var offsetTimeOriginal: String?
   /// Sub-second digits of ``dateTimeOriginal`` (0x9291).
   public var subsecTimeOriginal: String?
   public var gps: GPSLocation?
-  /// The program that wrote the file (0x0131).
+  /// The program that wrote the file (0x0131; else XMP `xmp:CreatorTool`).
   public var software: String?
   /// Multi-Picture Format entries (gain maps, depth, previews) when the JPEG has an MPF index.
   public var multiPicture: [MultiPictureEntry]?
@@ -124,9 +126,11 @@ public struct MultiPictureEntry: Sendable, Hashable, Codable {
   /// Individual image attribute: type code in the low 24 bits (e.g. 0x030000 primary,
   /// 0x010001 large thumbnail, 0x020002 multi-frame disparity).
   public var attribute: UInt32
-  /// Byte length of the image.
+  /// Byte length of the image, from its SOI to its EOI.
   public var size: Int
-  /// Byte offset of the image's SOI from the start of the file (0 for the first image).
+  /// Byte offset of the image's SOI as stored in the MP entry: relative to the MP header's
+  /// endian marker (the byte after `MPF\0` in the APP2 segment), and 0 for the first image.
+  /// Add the file position of that marker to get a file offset.
   public var offset: Int
   public init(attribute: UInt32, size: Int, offset: Int) {
     self.attribute = attribute
