@@ -12,6 +12,8 @@ const uint32_t rt_lcms_INTENT_RELATIVE_COLORIMETRIC = INTENT_RELATIVE_COLORIMETR
 const uint32_t rt_lcms_FLAGS_BLACKPOINTCOMPENSATION = cmsFLAGS_BLACKPOINTCOMPENSATION;
 const uint32_t rt_lcms_FLAGS_COPY_ALPHA = cmsFLAGS_COPY_ALPHA;
 const uint32_t rt_lcms_FLAGS_NOCACHE = cmsFLAGS_NOCACHE;
+const uint32_t rt_lcms_FLAGS_NOOPTIMIZE = cmsFLAGS_NOOPTIMIZE;
+const uint32_t rt_lcms_FLAGS_HIGHRESPRECALC = cmsFLAGS_HIGHRESPRECALC;
 
 // Keeps the first message (the root cause) and counts the rest; never prints.
 static void rt_lcms_record(cmsContext context, cmsUInt32Number code, const char *text) {

@@ -16,6 +16,8 @@ extern const uint32_t rt_lcms_INTENT_RELATIVE_COLORIMETRIC;
 extern const uint32_t rt_lcms_FLAGS_BLACKPOINTCOMPENSATION;
 extern const uint32_t rt_lcms_FLAGS_COPY_ALPHA;
 extern const uint32_t rt_lcms_FLAGS_NOCACHE;
+extern const uint32_t rt_lcms_FLAGS_NOOPTIMIZE;
+extern const uint32_t rt_lcms_FLAGS_HIGHRESPRECALC;
 
 // What lcms reported through its log-error callback: the first message and the error count.
 typedef struct rt_lcms_log {

@@ -21,8 +21,10 @@ extension Image {
   /// - Precision: `Float` weights and accumulators; results are rounded to nearest.
   /// - Cost: a horizontal pass into a `Float` intermediate, then a vertical pass, each parallel
   ///   over row bands with per-band scratch only (nothing allocated per row). Results do not
-  ///   depend on the thread count. Measured on the 2-core build machine (AVX-512 Xeon, shared),
-  ///   release build: 2016×1512 → 1080×810 8-bit RGB Lanczos-3 in about 9 ms (2 threads).
+  ///   depend on the thread count. Measured on the 2-core build machine (Xeon, 2.3 GHz, AVX-512,
+  ///   shared with other builds), release build, 2016×1512 → 1080×810 8-bit RGB Lanczos-3:
+  ///   12 ms best / 16 ms median of 40 runs with 2 threads on a quiet moment, ~21 ms of CPU
+  ///   time on one thread; 35–50 ms wall when other jobs held the cores.
   ///
   /// Traps when `size` is not positive (a programming error, not input-driven).
   public func resized(
@@ -101,9 +103,9 @@ enum Resampler {
     // Each band of output rows keeps a ring of the last `taps` horizontally filtered source rows
     // (~150 KB for a 1080-wide Lanczos shrink, so it stays in L2) instead of a whole-image
     // intermediate. Rows at band borders are filtered twice; every row is computed by the same
-    // code whichever band does it, so results do not depend on the banding. Measured on the
-    // 2-core machine: 2016×1512 → 1080×810 went from ~60 ms (full intermediate, page faults
-    // dominated) to the figure in the doc comment of `resized(to:)`.
+    // code whichever band does it, so results do not depend on the banding. A whole-image
+    // float intermediate (20 MB for 2016×1512 → 1080 wide) spent much of its time in page
+    // faults (perf, 2-core machine).
     src.withUnsafeBytes { srcRaw in
       result.withUnsafeMutableBytes { dstRaw in
         let srcPtr = SendableRawPointer(srcRaw.baseAddress!)
@@ -189,8 +191,8 @@ enum Resampler {
     _ buf: UnsafeMutablePointer<SIMD4<Float>>, to out: UnsafeMutableRawPointer, count: Int,
     channels n: Int, pairs: Int, starts: UnsafePointer<Int>, weights: UnsafePointer<SIMD8<Float>>
   ) {
-    // Two taps per SIMD8 step (pixels k and k+1 side by side): half the multiply-adds of a
-    // SIMD4-per-tap loop. Measured 53 → ms single-threaded for the doc-comment case.
+    // Two taps per SIMD8 step (pixels k and k+1 side by side): half the multiply-add
+    // instructions of a SIMD4-per-tap loop, on AVX (haswell target) one 256-bit op each.
     var wp = weights
     let raw = UnsafeRawPointer(buf)
     for x in 0..<count {
