@@ -27,7 +27,7 @@ package enum ICCProfiles {
     rgbProfile(primaries: .displayP3, curve: .sRGB, description: ColorSpace.displayP3.displayName)
     ?? Data()
 
-  /// The ICC bytes describing `space` (built once on first use, ~0.1 ms; thread-safe through
+  /// The ICC bytes describing `space` (built once on first use; thread-safe through
   /// Swift's lazy `static let`). Empty only if lcms cannot allocate, which does not happen.
   package static func data(for space: ColorSpace) -> Data {
     switch space {
