@@ -52,11 +52,11 @@ let package = Package(
     // MARK: Executables
     .executableTarget(
       name: "retouch",
-      dependencies: ["RetouchCore", "RetouchIO"],
+      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender"],
       swiftSettings: optimized),
     .executableTarget(
       name: "retouch-bench",
-      dependencies: ["RetouchCore", "RetouchIO"],
+      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender"],
       swiftSettings: optimized),
 
     // MARK: Tests

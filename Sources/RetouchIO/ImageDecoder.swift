@@ -18,7 +18,7 @@ public struct ImageDecoder: Sendable {
   ///
   /// - Throws: ``ImageDecodingError`` (`source` is the file's last path component).
   public func decode(_ url: URL) throws(ImageDecodingError) -> DecodedImage {
-    let data = try Self.read(url)
+    let data = try Self.readFile(url)
     return try decode(data, source: url.lastPathComponent)
   }
 
@@ -56,19 +56,17 @@ public struct ImageDecoder: Sendable {
         detail: "\(format) files are recognised but not read; convert to JPEG, PNG or HEIC first.")
     }
     var warnings: [String] = []
-    var metadata = PhotoMetadata(parsing: header.blocks, storedSize: header.storedSize, warnings: &warnings)
-    if header.orientationApplied { metadata.orientation = .up }
+    let metadata = PhotoMetadata(parsing: header.blocks, storedSize: header.storedSize, warnings: &warnings)
     return (format, metadata, warnings)
   }
 
   func finish(_ raw: RawDecode, format: ImageFormat, source: String) -> DecodedImage {
     var warnings = raw.warnings
-    var metadata = PhotoMetadata(parsing: raw.blocks, storedSize: raw.storedSize, warnings: &warnings)
+    // The metadata stays the file's own (stored size, declared orientation); the pixels are
+    // upright. HEIF codecs apply `irot`/`imir` themselves, which the EXIF orientation mirrors.
+    let metadata = PhotoMetadata(parsing: raw.blocks, storedSize: raw.storedSize, warnings: &warnings)
     var image = raw.image
-    if raw.orientationApplied {
-      // The codec already applied the container's transforms; report the result as upright.
-      metadata.orientation = .up
-    } else if options.appliesOrientation {
+    if !raw.orientationApplied && options.appliesOrientation {
       image = image.applyingOrientation(metadata.orientation)
     }
     if options.convertsColor {
@@ -92,12 +90,31 @@ public struct ImageDecoder: Sendable {
     return format
   }
 
-  static func read(_ url: URL) throws(ImageDecodingError) -> Data {
+  /// Reads a file's bytes (memory-mapped when safe), mapping failures to ``ImageDecodingError``
+  /// of kind `.unreadable`.
+  public static func readFile(_ url: URL) throws(ImageDecodingError) -> Data {
+    let name = url.lastPathComponent
+    let attributes: [FileAttributeKey: Any]
+    do {
+      attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+    } catch {
+      throw ImageDecodingError(.unreadable, source: name, detail: "no such file, or it cannot be read.")
+    }
+    if let type = attributes[.type] as? FileAttributeType, type != .typeRegular {
+      throw ImageDecodingError(.unreadable, source: name, detail: "not a regular file (\(type.rawValue)).")
+    }
+    if let size = (attributes[.size] as? NSNumber)?.int64Value, size > maxFileBytes {
+      throw ImageDecodingError(
+        .tooLarge, source: name, detail: "the file is \(size) bytes, above the \(maxFileBytes)-byte limit.")
+    }
     do {
       return try Data(contentsOf: url, options: [.mappedIfSafe])
     } catch {
       let reason = (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
-      throw ImageDecodingError(.unreadable, source: url.lastPathComponent, detail: "\(reason)")
+      throw ImageDecodingError(.unreadable, source: name, detail: "\(reason)")
     }
   }
+
+  /// Files larger than this (4 GiB) are refused before reading: no photo format we read needs more.
+  public static let maxFileBytes: Int64 = 4 << 30
 }

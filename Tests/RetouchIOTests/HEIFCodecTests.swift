@@ -26,20 +26,6 @@ func codecSmoothImage(width: Int, height: Int, format: PixelFormat) -> Image {
   return image
 }
 
-/// Mean absolute difference per component, on the 8-bit scale.
-func codecMeanAbsoluteError(_ a: Image, _ b: Image) -> Double {
-  precondition(a.size == b.size && a.format.channelCount == b.format.channelCount)
-  let aScale = 255.0 / Double(a.format.maxValue)
-  let bScale = 255.0 / Double(b.format.maxValue)
-  var total = 0.0
-  for (x, y) in codecAllPoints(a) {
-    for (p, q) in zip(a.pixel(x: x, y: y), b.pixel(x: x, y: y)) {
-      total += abs(Double(p) * aScale - Double(q) * bScale)
-    }
-  }
-  return total / Double(a.pixelCount * a.format.channelCount)
-}
-
 @Suite struct HEIFCodecTests {
   /// Every HEIC/HEIF in the manifest except g23 (200 MP, tested on its own below).
   static let sharedIDs = [
@@ -157,7 +143,7 @@ func codecMeanAbsoluteError(_ a: Image, _ b: Image) -> Double {
     #expect(decoded.size == image.size)
     #expect(decoded.format == format.withBitDepth(8))
     // Quality 90 on a smooth image: HEVC error stays well under 2 levels on average.
-    let error = codecMeanAbsoluteError(image, decoded)
+    let error = ImageComparison.meanAbsoluteDifference(image, decoded)
     #expect(error < 2, "mean abs error \(error)")
   }
 
@@ -174,8 +160,8 @@ func codecMeanAbsoluteError(_ a: Image, _ b: Image) -> Double {
     options.chromaSubsampling = .s420
     let half = try ImageDecoder(options: codecRawOptions()).decode(
       ImageEncoder(options: options).encode(image, as: .heif))
-    let fullError = codecMeanAbsoluteError(image, full.image)
-    let halfError = codecMeanAbsoluteError(image, half.image)
+    let fullError = ImageComparison.meanAbsoluteDifference(image, full.image)
+    let halfError = ImageComparison.meanAbsoluteDifference(image, half.image)
     #expect(fullError < halfError / 2, "4:4:4 \(fullError), 4:2:0 \(halfError)")
   }
 

@@ -30,18 +30,6 @@ private func makePicture(width: Int, height: Int, seed: UInt64 = 42) -> Image {
   return Image(width: width, height: height, format: .rgb8, bytes: bytes)
 }
 
-/// Mean absolute difference per component between two 8-bit images of the same size.
-private func meanAbsoluteError(_ a: Image, _ b: Image) -> Double {
-  precondition(a.size == b.size && a.format == b.format)
-  return a.withUnsafeBytes { pa in
-    b.withUnsafeBytes { pb in
-      var sum = 0
-      for i in 0..<pa.count { sum += abs(Int(pa[i]) - Int(pb[i])) }
-      return Double(sum) / Double(pa.count)
-    }
-  }
-}
-
 /// `image` shrunk by box-averaging `factor`×`factor` blocks (edge blocks average what exists).
 private func boxShrunk(_ image: Image, by factor: Int) -> Image {
   let w = (image.width + factor - 1) / factor
@@ -315,7 +303,7 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
     // reconstruction filter differs from a box at edges (measured 0.43–0.55 code values on
     // average). 1.5 allows for that and still fails for a shifted, flipped or wrongly scaled
     // result, which differs by tens of code values.
-    let error = meanAbsoluteError(scaled.image, boxShrunk(full, by: denominator))
+    let error = ImageComparison.meanAbsoluteDifference(scaled.image, boxShrunk(full, by: denominator))
     #expect(error < 1.5, "mean abs error \(error) at 1/\(denominator)")
   }
 
@@ -472,8 +460,8 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
         $0.chromaSubsampling = .s420
       }
     ).image
-    let error444 = meanAbsoluteError(picture, q444)
-    let error420 = meanAbsoluteError(picture, q420)
+    let error444 = ImageComparison.meanAbsoluteDifference(picture, q444)
+    let error420 = ImageComparison.meanAbsoluteDifference(picture, q420)
     // Measured 1.41 (4:4:4) and 2.29 (4:2:0) code values on average: q95 keeps the ±4 noise
     // mostly, and 4:2:0 also blurs the colour edges of the red patches, 4:4:4 does not.
     #expect(error444 < 2.0, "4:4:4 error \(error444)")
@@ -621,6 +609,6 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
     #expect(ImageFormat.sniff(data) == .jpeg)
     let decoded = try ImageDecoder().decode(data)
     #expect(decoded.image.size == picture.size)
-    #expect(meanAbsoluteError(decoded.image, picture) < 4)
+    #expect(ImageComparison.meanAbsoluteDifference(decoded.image, picture) < 4)
   }
 }

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// Runs the built `retouch` executable and captures what it prints.
+public enum CLIRunner {
+  public struct Result: Sendable {
+    public let exitCode: Int32
+    public let stdout: String
+    public let stderr: String
+  }
+
+  /// The `retouch` binary built beside the test bundle (`RETOUCH_BIN` overrides).
+  public static let binary: URL = {
+    if let env = ProcessInfo.processInfo.environment["RETOUCH_BIN"], !env.isEmpty {
+      return URL(fileURLWithPath: env)
+    }
+    var dir = Bundle.main.bundleURL
+    for _ in 0..<3 {
+      let candidate = dir.appendingPathComponent("retouch")
+      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+      dir = dir.deletingLastPathComponent()
+    }
+    return Bundle.main.bundleURL.appendingPathComponent("retouch")
+  }()
+
+  /// Runs `retouch` with `arguments` and waits for it.
+  public static func run(_ arguments: [String], stdin: Data? = nil) throws -> Result {
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = arguments
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Read both pipes concurrently so a chatty child cannot block on a full pipe.
+    let errData = LockedData()
+    let reader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+    reader.start()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while !errData.isSet { usleep(1000) }
+    return Result(
+      exitCode: process.terminationStatus,
+      stdout: String(decoding: outData, as: UTF8.self),
+      stderr: String(decoding: errData.value, as: UTF8.self))
+  }
+
+  /// A fresh temporary folder for one test.
+  public static func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("retouch-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+}
+
+/// A Data slot written once by another thread.
+final class LockedData: @unchecked Sendable {
+  // Invariant: `data` and `done` are only touched with `lock` held.
+  private let lock = NSLock()
+  private var data = Data()
+  private var done = false
+  func set(_ d: Data) {
+    lock.lock()
+    data = d
+    done = true
+    lock.unlock()
+  }
+  var isSet: Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return done
+  }
+  var value: Data {
+    lock.lock()
+    defer { lock.unlock() }
+    return data
+  }
+}
