@@ -286,13 +286,12 @@ int rt_jpeg_decoder_marker(
 }
 
 rt_jpeg_status rt_jpeg_decoder_start(
-    rt_jpeg_decoder *d, int scale_denominator, uint32_t *output_width, uint32_t *output_height,
+    rt_jpeg_decoder *d, int scale_eighths, uint32_t *output_width, uint32_t *output_height,
     int *output_components) {
   if (!d || !d->header_read || d->started)
     return rt_decoder_usage(d, "start called before read_header or twice");
-  if (scale_denominator != 1 && scale_denominator != 2 && scale_denominator != 4 &&
-      scale_denominator != 8)
-    return rt_decoder_usage(d, "scale denominator must be 1, 2, 4 or 8");
+  if (scale_eighths < 1 || scale_eighths > 8)
+    return rt_decoder_usage(d, "scale must be 1/8 to 8/8");
   d->err.phase = 1;
   if (setjmp(d->err.jump)) return d->err.status;
   switch (d->cinfo.jpeg_color_space) {
@@ -310,8 +309,8 @@ rt_jpeg_status rt_jpeg_decoder_start(
                "unsupported colour space with %d components", d->cinfo.num_components);
       return d->err.status = RT_JPEG_UNSUPPORTED_VARIANT;
   }
-  d->cinfo.scale_num = 1;
-  d->cinfo.scale_denom = (unsigned)scale_denominator;
+  d->cinfo.scale_num = (unsigned)scale_eighths;
+  d->cinfo.scale_denom = 8;
   // libjpeg's defaults, as djpeg and tjbench use them: accurate integer DCT, fancy upsampling.
   d->cinfo.dct_method = JDCT_ISLOW;
   if (!jpeg_start_decompress(&d->cinfo)) {

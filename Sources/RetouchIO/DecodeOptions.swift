@@ -36,9 +36,8 @@ public struct DecodeOptions: Sendable, Hashable {
   public var convertsColor: Bool = true
 
   /// Shrink on load: the decoder may return an image scaled down by a cheap factor (JPEG DCT
-  /// scaling by 1/2, 1/4 or 1/8; HEIF and PNG decode at full size) as long as both sides stay at
-  /// least this large (in the *stored* orientation's long/short edge sense: the long edge of the
-  /// result ≥ `minimumLongEdge`). `nil` decodes at full size.
+  /// scaling by M/8, M = 1…7; HEIF and PNG decode at full size) as long as the long edge of the
+  /// result stays at least `minimumLongEdge`. `nil` decodes at full size.
   public var minimumLongEdge: Int? = nil
 
   /// Keep 16-bit sources (PNG, 10/12-bit HEIF) at 16 bits. With `false` they are reduced to 8.
@@ -58,18 +57,19 @@ public struct DecodedImage: Sendable {
   public var metadata: PhotoMetadata
   /// Problems the decoder recovered from (truncation, corrupt segments, profile failures).
   public var warnings: [String]
-  /// The shrink-on-load factor applied (1, 2, 4 or 8).
-  public var scaleDenominator: Int
+  /// The shrink-on-load scale applied: output size ÷ stored size (1 = full size; JPEG previews
+  /// decode at M/8).
+  public var scale: Double
 
   public init(
     image: Image, format: ImageFormat, metadata: PhotoMetadata, warnings: [String] = [],
-    scaleDenominator: Int = 1
+    scale: Double = 1
   ) {
     self.image = image
     self.format = format
     self.metadata = metadata
     self.warnings = warnings
-    self.scaleDenominator = scaleDenominator
+    self.scale = scale
   }
 }
 
@@ -80,7 +80,8 @@ package struct RawDecode: Sendable {
   package var image: Image
   /// Full stored size before any shrink-on-load.
   package var storedSize: PixelSize
-  package var scaleDenominator: Int = 1
+  /// Shrink-on-load scale in eighths (8 = full size).
+  package var scaleEighths: Int = 8
   /// The metadata blocks found in the container.
   package var blocks: MetadataBlocks
   /// True when the codec already turned the pixels upright (libheif applies `irot`/`imir`), so

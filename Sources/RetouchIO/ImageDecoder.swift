@@ -75,7 +75,7 @@ public struct ImageDecoder: Sendable {
     }
     return DecodedImage(
       image: image, format: format, metadata: metadata, warnings: warnings,
-      scaleDenominator: raw.scaleDenominator)
+      scale: Double(raw.scaleEighths) / 8)
   }
 
   static func format(of data: Data, source: String) throws(ImageDecodingError) -> ImageFormat {

@@ -85,9 +85,26 @@ struct BenchError: Error, CustomStringConvertible {
 }
 
 /// Runs a program to completion with stdout/stderr discarded (or stdout to `stdoutPath`) and
-/// returns its peak resident set size in bytes (from wait4's rusage).
+/// returns its peak resident set size in bytes.
+///
+/// The figure comes from `/usr/bin/time -f %M` around the program when that is installed: a
+/// child spawned straight from this (large) process would report this process's peak instead,
+/// because Linux carries the peak RSS across fork and exec. Without it, returns 0.
 @discardableResult
 func runProcess(_ argv: [String], stdoutPath: String? = nil, environment: [String: String] = [:]) throws -> Int {
+  guard access("/usr/bin/time", X_OK) == 0 else {
+    _ = try spawnAndWait(argv, stdoutPath: stdoutPath, environment: environment)
+    return 0
+  }
+  let report = FileManager.default.temporaryDirectory.appendingPathComponent("retouch-bench-rss-\(getpid()).txt").path
+  _ = try spawnAndWait(["/usr/bin/time", "-f", "%M", "-o", report] + argv, stdoutPath: stdoutPath, environment: environment)
+  let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
+  let kilobytes = text.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.last ?? 0
+  return kilobytes * 1024
+}
+
+/// Spawns, waits, and returns the rusage peak RSS (inflated by this process's own; see above).
+func spawnAndWait(_ argv: [String], stdoutPath: String?, environment: [String: String]) throws -> Int {
   var fileActions = posix_spawn_file_actions_t()
   posix_spawn_file_actions_init(&fileActions)
   defer { posix_spawn_file_actions_destroy(&fileActions) }

@@ -111,7 +111,7 @@ int rt_jpeg_decoder_marker(
 /// RGB (greyscale expanded), or as CMYK when the image has four components. Reports the output
 /// size and components per pixel (3 or 4). Progressive files are read completely here.
 rt_jpeg_status rt_jpeg_decoder_start(
-    rt_jpeg_decoder *decoder, int scale_denominator, uint32_t *output_width,
+    rt_jpeg_decoder *decoder, int scale_eighths, uint32_t *output_width,
     uint32_t *output_height, int *output_components);
 
 /// Reads up to `max_rows` output rows into `destination` (`stride` bytes apart), reporting how

@@ -74,18 +74,18 @@ final class JPEGDecompressor {
     return result
   }
 
-  /// Starts decompression at 1/`scaleDenominator` size (1, 2, 4 or 8); progressive files are
+  /// Starts decompression at `scaleEighths`/8 size (1…8); progressive files are
   /// decoded into libjpeg's coefficient buffer here (about 2 bytes per sample).
   ///
   /// - Returns: the output size and components per pixel (3 for RGB, 4 for CMYK).
   /// - Throws: ``ImageDecodingError`` as for ``readHeader(_:savesMarkers:)``.
-  func start(scaleDenominator: Int) throws(ImageDecodingError) -> (size: PixelSize, components: Int)
+  func start(scaleEighths: Int) throws(ImageDecodingError) -> (size: PixelSize, components: Int)
   {
     var width: UInt32 = 0
     var height: UInt32 = 0
     var components: Int32 = 0
     let status = rt_jpeg_decoder_start(
-      handle, Int32(scaleDenominator), &width, &height, &components)
+      handle, Int32(scaleEighths), &width, &height, &components)
     try check(status, while: "starting decompression")
     guard width > 0, height > 0, components == 3 || components == 4 else {
       throw ImageDecodingError(
