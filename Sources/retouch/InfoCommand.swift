@@ -26,7 +26,7 @@ enum InfoCommand: Subcommand {
     for path in arguments.positionals {
       let url = URL(fileURLWithPath: path)
       do {
-        reports.append(try report(for: url, check: arguments.flag("check")))
+        reports.append(try report(for: url, shownAs: path, check: arguments.flag("check")))
       } catch {
         let cliError = CLIError(error)
         if exitCode == 0 { exitCode = cliError.code.rawValue }
@@ -48,7 +48,7 @@ enum InfoCommand: Subcommand {
     return exitCode
   }
 
-  static func report(for url: URL, check: Bool) throws(ImageDecodingError) -> InfoReport {
+  static func report(for url: URL, shownAs path: String, check: Bool) throws(ImageDecodingError) -> InfoReport {
     let data = try ImageDecoder.readFile(url)
     let decoder = ImageDecoder()
     let source = url.lastPathComponent
@@ -63,7 +63,7 @@ enum InfoCommand: Subcommand {
       metadata = decoded.metadata
     }
     return InfoReport(
-      file: url.path, format: format, bytes: data.count, metadata: metadata, warnings: warnings,
+      file: path, format: format, bytes: data.count, metadata: metadata, warnings: warnings,
       decodedSize: decodedSize, workingSpace: workingSpace)
   }
 }
