@@ -69,8 +69,10 @@ struct ColorLUT3DTests {
     var rng = SeededRandom(seed: seed)
     var errors: [Float] = []
     for _ in 0..<5000 {
-      let (r, g, b) = (Float.random(in: 0...1, using: &rng), Float.random(in: 0...1, using: &rng),
-                       Float.random(in: 0...1, using: &rng))
+      let (r, g, b) = (
+        Float.random(in: 0...1, using: &rng), Float.random(in: 0...1, using: &rng),
+        Float.random(in: 0...1, using: &rng)
+      )
       let want = transform.apply(r, g, b)
       let got = lut.sample(r, g, b)
       errors.append(max(abs(want.0 - got.0), abs(want.1 - got.1), abs(want.2 - got.2)))
@@ -88,8 +90,10 @@ struct ColorLUT3DTests {
     let toneLUT = ColorLUT3D(tone)
     var worst: Float = 0
     for _ in 0..<5000 {
-      let (r, g, b) = (Float.random(in: 0...1, using: &rng), Float.random(in: 0...1, using: &rng),
-                       Float.random(in: 0...1, using: &rng))
+      let (r, g, b) = (
+        Float.random(in: 0...1, using: &rng), Float.random(in: 0...1, using: &rng),
+        Float.random(in: 0...1, using: &rng)
+      )
       let want = tone.apply(r, g, b)
       let got = toneLUT.sample(r, g, b)
       worst = max(worst, abs(want.0 - got.0), abs(want.1 - got.1), abs(want.2 - got.2))
@@ -104,7 +108,8 @@ struct ColorLUT3DTests {
       let x = (Float(r) / 8, Float(g) / 8, Float(b) / 8)
       let want = transform.apply(x.0, x.1, x.2)
       let got = lut.sample(x.0, x.1, x.2)
-      #expect(abs(want.0 - got.0) < 1e-5 && abs(want.1 - got.1) < 1e-5 && abs(want.2 - got.2) < 1e-5,
+      #expect(
+        abs(want.0 - got.0) < 1e-5 && abs(want.1 - got.1) < 1e-5 && abs(want.2 - got.2) < 1e-5,
         "grid (\(r), \(g), \(b)): \(want) vs \(got)")
     }
   }

@@ -31,8 +31,10 @@ struct ColorToneTests {
     #expect(transform([:], look: LookSelection(.mono, strength: 0)).isIdentity)
     var rng = SeededRandom(seed: 11)
     for _ in 0..<1000 {
-      let c = (Float.random(in: 0...1, using: &rng), Float.random(in: 0...1, using: &rng),
-               Float.random(in: 0...1, using: &rng))
+      let c = (
+        Float.random(in: 0...1, using: &rng), Float.random(in: 0...1, using: &rng),
+        Float.random(in: 0...1, using: &rng)
+      )
       let out = neutral.apply(c.0, c.1, c.2)
       #expect(out == c, "seed 11")
     }
@@ -181,6 +183,11 @@ struct ColorToneTests {
     // Greys do not move however strong the mixer is.
     let all = transform([.mixer(.red, .luminance): 1, .mixer(.blue, .hue): 1])
     #expect(all.apply(0.4, 0.4, 0.4) == (0.4, 0.4, 0.4))
+    // Nearly grey colours move only a little (the chroma weight fades the mixer out).
+    let nearGrey = all.apply(0.41, 0.4, 0.4)
+    #expect(abs(nearGrey.0 - 0.41) < 0.005 && abs(nearGrey.1 - 0.4) < 0.005, "\(nearGrey)")
+    let vivid = all.apply(0.8, 0.2, 0.2)
+    #expect(vivid.0 > 0.85, "full-chroma red brightens: \(vivid)")
   }
 
   @Test func mixerLuminanceAndSaturationStayInGamut() {
@@ -202,10 +209,11 @@ struct ColorToneTests {
   }
 
   @Test func outputStaysInRangeForExtremeEdits() {
-    let t = transform([
-      .exposure: 4, .contrast: 1, .saturation: 1, .vibrance: 1, .whites: 1, .blacks: -1,
-      .temperature: 1, .tint: 1, .shadowWarmth: 1,
-    ], look: LookSelection(.chrome))
+    let t = transform(
+      [
+        .exposure: 4, .contrast: 1, .saturation: 1, .vibrance: 1, .whites: 1, .blacks: -1,
+        .temperature: 1, .tint: 1, .shadowWarmth: 1,
+      ], look: LookSelection(.chrome))
     var rng = SeededRandom(seed: 31)
     for _ in 0..<2000 {
       let c = t.apply(

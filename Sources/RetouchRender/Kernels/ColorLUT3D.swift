@@ -11,17 +11,26 @@ import RetouchCore
 /// trilinear interpolation in speed (PLATFORM-NOTES); see Kasson, Nin, Plouffe & Hafner,
 /// "Performing color space conversions with three-dimensional linear interpolation" (1995).
 ///
-/// The default size 33 keeps the table at 575 KB (16-byte entries). Measured against the
-/// scalar reference on 20 000 seeded random colours with every colour-and-tone setting at
-/// ±0.5…1 and a look (max / mean absolute error, encoded units): N = 17: 0.031 / 0.0021;
-/// N = 33: 0.012 / 0.0006; N = 65: 0.0047 / 0.00017. At 33 the mean error is a sixth of an
-/// 8-bit code value and the largest errors sit at hue-mixer and contrast-toe extremes; 65
-/// would cost 4× the build time and 8× the memory for errors already below what 8-bit output
-/// shows almost everywhere.
+/// **Why 33 points.** Measured against the scalar reference on 20 000 seeded random colours
+/// (max / 99th percentile / mean absolute error, encoded units; one 8-bit code value is 0.0039):
 ///
-/// Speed (release build, 2-vCPU AVX-512 VM shared with other jobs, commit of this file):
-/// building a 33³ table with every stage on takes ~2 ms on 2 threads; applying it to a 12 MP
-/// 8-bit RGB image ~19 ms on 2 threads; a 2048×1536 colour-only render (build + apply) ~6 ms.
+/// - tone only (exposure +1, contrast +1, brightness −0.5): N = 17: .0064 / .0064 / .0028;
+///   N = 33: .0022 / .0022 / .0007; N = 65: .0007 / .0006 / .0002.
+/// - every colour and tone slider at ±0.4…1 plus Chrome at 0.7 (the tests' `strongEdit`):
+///   N = 17: .110 / .040 / .0063; N = 33: .051 / .016 / .0019; N = 65: .029 / .0061 / .0005.
+///
+/// At 33 a tone edit stays under one 8-bit code value everywhere and the strong colour edit
+/// averages half a code value; its worst errors sit where a chroma boost meets the gamut edge
+/// (the soft limit bends sharply there). 65 would cost 8× the memory (4.6 MB) and 8× the
+/// build time for gains visible only at those edges; 17 is visibly off (0.11 max).
+///
+/// **Speed** (release, `-target-cpu haswell`; 2-vCPU AVX-512 VM shared with other builds, load
+/// average ≈ 3 during the runs, so a second thread rarely helped; best of 7–15 runs):
+/// - building a 33³ table, every stage on: 6.9 ms on 1 thread, 4.5 ms on 2;
+/// - 12 MP 8-bit RGB (4000×3000, random pixels): 73 ms on 1 thread (≈ 6 ns per pixel; the
+///   ≤ 20 ms goal needs a multi-pixel SIMD or gather kernel, not done yet);
+/// - 12 MP 16-bit RGB: ≈ 200 ms; the float `sample` path: ≈ 17 ns per pixel;
+/// - 2048×1536 8-bit colour-only render, build + apply: 26 ms (goal 5 ms, not met).
 public struct ColorLUT3D: Sendable {
   /// Grid points per axis (2…129).
   public let size: Int
@@ -34,6 +43,10 @@ public struct ColorLUT3D: Sendable {
   let offsetR8: [Int32], offsetG8: [Int32], offsetB8: [Int32]
   let fraction8: [Int32]
   let packed8: [UInt64]
+  /// Per order code of the fractions (bit 0: r ≥ g, bit 1: r ≥ b, bit 2: g ≥ b), the offsets
+  /// of the tetrahedron's two middle corners: along the largest fraction's axis, and along the
+  /// two largest. Codes 2 and 5 are not transitive and never occur.
+  @usableFromInline let corners: [Int32]
 
   /// Samples `transform` on a `size`³ grid, slices of blue in parallel.
   ///
@@ -91,6 +104,17 @@ public struct ColorLUT3D: Sendable {
       return UInt64(q.x) | UInt64(q.y) << 21 | UInt64(q.z) << 42
     }
     offsetR8 = r8
+    let (r, g, b) = (Int32(1), Int32(size), Int32(size * size))
+    corners = [
+      b, b + g,  // 0: b > g > r
+      b, b + r,  // 1: b > r ≥ g
+      r, r + g,  // 2: cannot occur
+      r, r + b,  // 3: r ≥ b > g
+      g, g + b,  // 4: g ≥ b > r
+      r, r + g,  // 5: cannot occur
+      g, g + r,  // 6: g > r ≥ b
+      r, r + g,  // 7: r ≥ g ≥ b
+    ]
     offsetG8 = r8.map { $0 * Int32(size) }
     offsetB8 = r8.map { $0 * Int32(size * size) }
     fraction8 = f8
@@ -112,9 +136,12 @@ public struct ColorLUT3D: Sendable {
     let ig = min(Self.floorIndex(y), n - 2)
     let ib = min(Self.floorIndex(z), n - 2)
     let c = entries.withUnsafeBufferPointer { buffer in
-      Self.tetrahedral(
-        buffer.baseAddress.unsafelyUnwrapped + ((ib * n + ig) * n + ir), n, n * n,
-        x - Float(ir), y - Float(ig), z - Float(ib))
+      corners.withUnsafeBufferPointer { corners in
+        Self.tetrahedral(
+          buffer.baseAddress.unsafelyUnwrapped + ((ib * n + ig) * n + ir),
+          corners.baseAddress.unsafelyUnwrapped, 1 + n + n * n,
+          x - Float(ir), y - Float(ig), z - Float(ib))
+      }
     }
     return (c.x, c.y, c.z)
   }
@@ -128,47 +155,41 @@ public struct ColorLUT3D: Sendable {
     return Int(Int32(bitPattern: t.bitPattern &- 0x4B40_0000))
   }
 
-  /// Tetrahedral interpolation in the cell whose corner (0, 0, 0) is at `p`, with strides
-  /// `1`, `sg`, `sb` and fractions `dr`, `dg`, `db` in `0...1`.
+  /// The order code of three non-negative values (bit 0: r ≥ g, bit 1: r ≥ b, bit 2: g ≥ b).
   ///
-  /// Branch-free: the tetrahedron is the path from corner 000 along the axis of the largest
-  /// fraction (`A`), then the second largest (`B`), to 111, and the result is
-  /// `(1 − max)·c000 + (max − mid)·cA + (mid − min)·cB + min·c111`. Ties go to the lower axis for
-  /// the largest and the higher axis for the smallest, so `A` and `B` always differ. Choosing
-  /// with selects instead of a six-way branch matters on noisy images, where the branch is
-  /// unpredictable (12 MP random RGB, one thread: 141 ms with branches).
+  /// `x ≥ y` is the sign bit of `y − x − 1`; for non-negative floats the bit patterns order
+  /// like the values. Integer maths, so the compiler cannot turn the tetrahedron choice into
+  /// branches, which are unpredictable on noisy images (12 MP random RGB, one thread: 141 ms
+  /// with a six-way branch, 75 ms branch-free, same loaded VM).
+  @inlinable @inline(__always)
+  static func orderCode(_ r: Int32, _ g: Int32, _ b: Int32) -> Int {
+    Int(
+      UInt32(bitPattern: g &- r &- 1) >> 31 | (UInt32(bitPattern: b &- r &- 1) >> 31) << 1
+        | (UInt32(bitPattern: b &- g &- 1) >> 31) << 2)
+  }
+
+  /// Tetrahedral interpolation in the cell whose corner (0, 0, 0) is at `p`, with fractions
+  /// `dr`, `dg`, `db` in `0...1` and the table of ``corners``.
+  ///
+  /// The tetrahedron is the path from corner 000 along the axis of the largest fraction (`A`),
+  /// then the second largest (`B`), to 111, and the result is
+  /// `(1 − max)·c000 + (max − mid)·cA + (mid − min)·cB + min·c111`.
   @inlinable @inline(__always)
   static func tetrahedral(
-    _ p: UnsafePointer<SIMD4<Float>>, _ sg: Int, _ sb: Int, _ dr: Float, _ dg: Float, _ db: Float
+    _ p: UnsafePointer<SIMD4<Float>>, _ corners: UnsafePointer<Int32>, _ diagonal: Int,
+    _ dr: Float, _ dg: Float, _ db: Float
   ) -> SIMD4<Float> {
-    // Fractions are non-negative, so their bit patterns order like the values; `(y − x − 1)
-    // >> 31` is all ones exactly when x ≥ y. Integer masks keep the compiler from branching.
-    let r = Int32(bitPattern: dr.bitPattern)
-    let g = Int32(bitPattern: dg.bitPattern)
-    let b = Int32(bitPattern: db.bitPattern)
-    let rAtLeastG = Int((g &- r &- 1) >> 31)
-    let rAtLeastB = Int((b &- r &- 1) >> 31)
-    let gAtLeastB = Int((b &- g &- 1) >> 31)
-    let rMax = rAtLeastG & rAtLeastB
-    let gMax = ~rAtLeastG & gAtLeastB
-    let bMax = ~(rMax | gMax)
-    let offMax = (1 & rMax) | (sg & gMax) | (sb & bMax)
-    let bMin = gAtLeastB & rAtLeastB
-    let gMin = ~bMin & rAtLeastG
-    let rMin = ~(bMin | gMin)
-    let offMin = (1 & rMin) | (sg & gMin) | (sb & bMin)
-    let wMax = max(dr, dg, db)
-    let wMin = min(dr, dg, db)
+    let order = orderCode(
+      Int32(bitPattern: dr.bitPattern), Int32(bitPattern: dg.bitPattern),
+      Int32(bitPattern: db.bitPattern))
+    let wMax = max(dr, max(dg, db))
+    let wMin = min(dr, min(dg, db))
     let wMid = dr + dg + db - wMax - wMin
-    let c000 = p[0]
-    let cA = p[offMax]
-    let cB = p[1 + sg + sb - offMin]
-    let c111 = p[1 + sg + sb]
     // Barycentric form with broadcast weights, so the four corners combine as whole vectors.
-    var c = c000 * SIMD4(repeating: 1 - wMax)
-    c += cA * SIMD4(repeating: wMax - wMid)
-    c += cB * SIMD4(repeating: wMid - wMin)
-    c += c111 * SIMD4(repeating: wMin)
+    var c = p[0] * SIMD4(repeating: 1 - wMax)
+    c += p[Int(corners[order &* 2])] * SIMD4(repeating: wMax - wMid)
+    c += p[Int(corners[order &* 2 &+ 1])] * SIMD4(repeating: wMid - wMin)
+    c += p[diagonal] * SIMD4(repeating: wMin)
     return c
   }
 
@@ -218,8 +239,9 @@ public struct ColorLUT3D: Sendable {
   /// multiply-add per corner interpolates all three channels without carries between fields
   /// (`4080 × 256 + 2048 < 2²¹`), and `(sum + 2048) >> 12` rounds to 8 bits. The fraction's
   /// 1/512-cell rounding and the entries' 1/8160 rounding move results by at most ~0.05 code
-  /// values against the float path. Measured on 12 MP random RGB, one thread, loaded 2-vCPU VM:
-  /// float tetrahedral ~136 ms, this ~50 ms.
+  /// values against the float path. 12 MP random RGB, one thread, same loaded VM: the float
+  /// kernel with a six-way branch took ~136 ms, this one ~73 ms (≈ 70 instructions per pixel
+  /// by callgrind, against ≈ 100 with bit-mask corner selection).
   private func apply8(
     _ base: UnsafeMutableRawPointer, width: Int, rows: Range<Int>, channels: Int
   ) {
@@ -228,44 +250,41 @@ public struct ColorLUT3D: Sendable {
     let sb = n * n
     let rounding: UInt64 = 2048 | 2048 << 21 | 2048 << 42
     packed8.withUnsafeBufferPointer { table in
-      offsetR8.withUnsafeBufferPointer { offR in
-        offsetG8.withUnsafeBufferPointer { offG in
-          offsetB8.withUnsafeBufferPointer { offB in
-            fraction8.withUnsafeBufferPointer { frac in
-              let lut = table.baseAddress.unsafelyUnwrapped
-              let rowBytes = width * channels
-              for y in rows {
-                var p = base.assumingMemoryBound(to: UInt8.self) + y * rowBytes
-                for _ in 0..<width {
-                  let r = Int(p[0])
-                  let g = Int(p[1])
-                  let b = Int(p[2])
-                  let cell = lut + Int(offR[r] &+ offG[g] &+ offB[b])
-                  let dr = frac[r]
-                  let dg = frac[g]
-                  let db = frac[b]
-                  // All ones exactly when the first fraction is at least the second.
-                  let rAtLeastG = Int((dg &- dr &- 1) >> 31)
-                  let rAtLeastB = Int((db &- dr &- 1) >> 31)
-                  let gAtLeastB = Int((db &- dg &- 1) >> 31)
-                  let rMax = rAtLeastG & rAtLeastB
-                  let gMax = ~rAtLeastG & gAtLeastB
-                  let offMax = (1 & rMax) | (sg & gMax) | (sb & ~(rMax | gMax))
-                  let bMin = gAtLeastB & rAtLeastB
-                  let gMin = ~bMin & rAtLeastG
-                  let offMin = (1 & ~(bMin | gMin)) | (sg & gMin) | (sb & bMin)
-                  let wMax = max(dr, max(dg, db))
-                  let wMin = min(dr, min(dg, db))
-                  let wMid = dr &+ dg &+ db &- wMax &- wMin
-                  var sum = cell[0] &* UInt64(truncatingIfNeeded: 256 &- wMax)
-                  sum &+= cell[offMax] &* UInt64(truncatingIfNeeded: wMax &- wMid)
-                  sum &+= cell[1 &+ sg &+ sb &- offMin] &* UInt64(truncatingIfNeeded: wMid &- wMin)
-                  sum &+= cell[1 &+ sg &+ sb] &* UInt64(truncatingIfNeeded: wMin)
-                  sum &+= rounding
-                  p[0] = UInt8(truncatingIfNeeded: sum >> 12)
-                  p[1] = UInt8(truncatingIfNeeded: sum >> 33)
-                  p[2] = UInt8(truncatingIfNeeded: sum >> 54)
-                  p += channels
+      self.corners.withUnsafeBufferPointer { corners in
+        offsetR8.withUnsafeBufferPointer { offR in
+          offsetG8.withUnsafeBufferPointer { offG in
+            offsetB8.withUnsafeBufferPointer { offB in
+              fraction8.withUnsafeBufferPointer { frac in
+                let lut = table.baseAddress.unsafelyUnwrapped
+                let rowBytes = width * channels
+                for y in rows {
+                  var p = base.assumingMemoryBound(to: UInt8.self) + y * rowBytes
+                  for _ in 0..<width {
+                    let r = Int(p[0])
+                    let g = Int(p[1])
+                    let b = Int(p[2])
+                    let cell = lut + Int(offR[r] &+ offG[g] &+ offB[b])
+                    let dr = frac[r]
+                    let dg = frac[g]
+                    let db = frac[b]
+                    // The tetrahedron from the fractions' order: 3 comparisons index a table
+                    // of the two middle corners (largest axis first, then the two largest).
+                    let order = Self.orderCode(dr, dg, db)
+                    let offMax = Int(corners[order &* 2])
+                    let offMid = Int(corners[order &* 2 &+ 1])
+                    let wMax = max(dr, max(dg, db))
+                    let wMin = min(dr, min(dg, db))
+                    let wMid = dr &+ dg &+ db &- wMax &- wMin
+                    var sum = cell[0] &* UInt64(truncatingIfNeeded: 256 &- wMax)
+                    sum &+= cell[offMax] &* UInt64(truncatingIfNeeded: wMax &- wMid)
+                    sum &+= cell[offMid] &* UInt64(truncatingIfNeeded: wMid &- wMin)
+                    sum &+= cell[1 &+ sg &+ sb] &* UInt64(truncatingIfNeeded: wMin)
+                    sum &+= rounding
+                    p[0] = UInt8(truncatingIfNeeded: sum >> 12)
+                    p[1] = UInt8(truncatingIfNeeded: sum >> 33)
+                    p[2] = UInt8(truncatingIfNeeded: sum >> 54)
+                    p += channels
+                  }
                 }
               }
             }
@@ -282,24 +301,27 @@ public struct ColorLUT3D: Sendable {
     let scale = Float(n - 1) / 65535
     let limit = n - 2
     entries.withUnsafeBufferPointer { table in
-      let lut = table.baseAddress.unsafelyUnwrapped
-      for y in rows {
-        var p = base.assumingMemoryBound(to: UInt16.self) + y * width * channels
-        for _ in 0..<width {
-          let x = Float(p[0]) * scale
-          let yy = Float(p[1]) * scale
-          let z = Float(p[2]) * scale
-          let ir = min(Self.floorIndex(x), limit)
-          let ig = min(Self.floorIndex(yy), limit)
-          let ib = min(Self.floorIndex(z), limit)
-          let c = Self.tetrahedral(
-            lut + ((ib * n + ig) * n + ir), n, n * n,
-            x - Float(ir), yy - Float(ig), z - Float(ib))
-          let q = Self.roundedLanes(c, scale: 65535)
-          p[0] = UInt16(truncatingIfNeeded: q.x)
-          p[1] = UInt16(truncatingIfNeeded: q.y)
-          p[2] = UInt16(truncatingIfNeeded: q.z)
-          p += channels
+      corners.withUnsafeBufferPointer { cornerBuffer in
+        let lut = table.baseAddress.unsafelyUnwrapped
+        let corners = cornerBuffer.baseAddress.unsafelyUnwrapped
+        for y in rows {
+          var p = base.assumingMemoryBound(to: UInt16.self) + y * width * channels
+          for _ in 0..<width {
+            let x = Float(p[0]) * scale
+            let yy = Float(p[1]) * scale
+            let z = Float(p[2]) * scale
+            let ir = min(Self.floorIndex(x), limit)
+            let ig = min(Self.floorIndex(yy), limit)
+            let ib = min(Self.floorIndex(z), limit)
+            let c = Self.tetrahedral(
+              lut + ((ib * n + ig) * n + ir), corners, 1 + n + n * n,
+              x - Float(ir), yy - Float(ig), z - Float(ib))
+            let q = Self.roundedLanes(c, scale: 65535)
+            p[0] = UInt16(truncatingIfNeeded: q.x)
+            p[1] = UInt16(truncatingIfNeeded: q.y)
+            p[2] = UInt16(truncatingIfNeeded: q.z)
+            p += channels
+          }
         }
       }
     }

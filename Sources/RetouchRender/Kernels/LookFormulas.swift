@@ -94,8 +94,9 @@ extension Look {
 
   /// Fade: muted colour and lifted blacks, modelled on Core Image's Fade photo effect.
   ///
-  /// Saturation × 0.7, then `0.10 + 0.84·S(v)` with the gently flattening `S = contrastCurve(v, a = −0.1)`: black becomes
-  /// 0.10 and white 0.94, like a print whose inks have faded.
+  /// Saturation × 0.7, then `0.10 + 0.84·S(v)` with the gently flattening
+  /// `S = contrastCurve(v, a = −0.1)`: black becomes 0.10 and white 0.94, like a print whose
+  /// inks have faded.
   static let fadeRecipe = LookRecipe(
     saturation: 0.7, all: { 0.10 + 0.84 * contrastCurve($0, amount: -0.1) })
 
@@ -131,9 +132,9 @@ extension Look {
   /// Process: cross-processed colour with cool shadows and yellow-green highlights, modelled on
   /// Core Image's Process photo effect (slide film developed as negative).
   ///
-  /// Saturation × 1.05; `R = 0.96·C(v, 0.15)`, `G = C(v, 0.1)` (``contrastCurve(_:amount:)``), `B = 0.12 + 0.72·v`: blue is
-  /// raised in the shadows (black becomes (0, 0, 0.12)) and held down in the highlights
-  /// (white becomes (0.96, 1, 0.84)).
+  /// Saturation × 1.05; `R = 0.96·C(v, 0.15)`, `G = C(v, 0.1)` with `C` =
+  /// ``contrastCurve(_:amount:)``, and `B = 0.12 + 0.72·v`: blue is raised in the shadows (black
+  /// becomes (0, 0, 0.12)) and held down in the highlights (white becomes (0.96, 1, 0.84)).
   static let processRecipe = LookRecipe(
     saturation: 1.05,
     red: { 0.96 * contrastCurve($0, amount: 0.15) },
@@ -143,8 +144,8 @@ extension Look {
   /// Transfer: warm vintage colour with reduced contrast, modelled on Core Image's Transfer photo
   /// effect.
   ///
-  /// Saturation × 0.85, a flattening curve `s = contrastCurve(v, a = −0.2)`, then `R = 0.05 + 0.93·s`,
-  /// `G = 0.03 + 0.90·s`, `B = 0.02 + 0.80·s^1.05`.
+  /// Saturation × 0.85, a flattening curve `s = contrastCurve(v, a = −0.2)`, then
+  /// `R = 0.05 + 0.93·s`, `G = 0.03 + 0.90·s`, `B = 0.02 + 0.80·s^1.05`.
   static let transferRecipe = LookRecipe(
     saturation: 0.85,
     red: { 0.05 + 0.93 * contrastCurve($0, amount: -0.2) },
