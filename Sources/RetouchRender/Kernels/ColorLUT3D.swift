@@ -124,22 +124,23 @@ public struct ColorLUT3D: Sendable {
 
   /// The table's colour for display-encoded `(r, g, b)` (each clamped to `0...1`; NaN counts
   /// as 0). No allocation; meant to be inlined into fused per-pixel loops.
-  @inlinable
+  @inlinable @inline(__always)
   public func sample(_ r: Float, _ g: Float, _ b: Float) -> (Float, Float, Float) {
     let n = size
-    let top = Float(n - 1)
-    // `x > 0 ? … : 0` also maps NaN to 0, so the indices below are always in range.
-    let x = (r > 0 ? min(r, 1) : 0) * top
-    let y = (g > 0 ? min(g, 1) : 0) * top
-    let z = (b > 0 ? min(b, 1) : 0) * top
-    let ir = min(Self.floorIndex(x), n - 2)
-    let ig = min(Self.floorIndex(y), n - 2)
-    let ib = min(Self.floorIndex(z), n - 2)
+    let top = Float(n &- 1)
+    // `max(0, x)` is `x >= 0 ? x : 0`, so NaN becomes 0 and the indices below stay in range;
+    // written this way it compiles to min/max instructions rather than branches.
+    let x = min(1, max(0, r)) * top
+    let y = min(1, max(0, g)) * top
+    let z = min(1, max(0, b)) * top
+    let ir = min(Self.floorIndex(x), n &- 2)
+    let ig = min(Self.floorIndex(y), n &- 2)
+    let ib = min(Self.floorIndex(z), n &- 2)
     let c = entries.withUnsafeBufferPointer { buffer in
       corners.withUnsafeBufferPointer { corners in
         Self.tetrahedral(
-          buffer.baseAddress.unsafelyUnwrapped + ((ib * n + ig) * n + ir),
-          corners.baseAddress.unsafelyUnwrapped, 1 + n + n * n,
+          buffer.baseAddress.unsafelyUnwrapped + ((ib &* n &+ ig) &* n &+ ir),
+          corners.baseAddress.unsafelyUnwrapped, 1 &+ n &+ n &* n,
           x - Float(ir), y - Float(ig), z - Float(ib))
       }
     }

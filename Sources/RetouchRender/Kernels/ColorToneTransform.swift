@@ -405,7 +405,7 @@ public struct ColorToneTransform: Sendable {
 
   /// `x` clamped to `0...1`, with NaN mapped to 0 (so table indices stay in range).
   @inline(__always)
-  static func clamp01(_ x: Float) -> Float { x > 0 ? min(x, 1) : 0 }
+  static func clamp01(_ x: Float) -> Float { min(1, max(0, x)) }  // max(0, NaN) is 0
 
   static func smoothstep(_ e0: Float, _ e1: Float, _ x: Float) -> Float {
     let t = min(max((x - e0) / (e1 - e0), 0), 1)
