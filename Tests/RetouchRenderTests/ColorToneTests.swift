@@ -123,6 +123,11 @@ struct ColorToneTests {
         Float.random(in: 0...1, using: &rng))
       #expect(abs(c.0 - c.1) < 1e-5 && abs(c.1 - c.2) < 1e-5, "seed 21: \(c)")
     }
+    // The grey is the luma of the image's own working space.
+    for space in ColorSpace.allCases {
+      let g = transform([.saturation: -1], colorSpace: space).apply(0, 1, 0)
+      #expect(abs(g.1 - space.lumaWeights.g) < 1e-5, "\(space): \(g)")
+    }
     // Positive saturation adds chroma without clipping an in-gamut colour.
     let boosted = transform([.saturation: 1]).apply(0.7, 0.4, 0.3)
     #expect(chroma(boosted) > 0.45)
