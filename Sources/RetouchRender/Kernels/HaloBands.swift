@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import RetouchCore
+
+/// Runs a neighbourhood kernel over an ``Image`` in place, in parallel row bands with halos.
+///
+/// A kernel that reads rows `y − halo … y + halo` to write row `y` cannot simply run bands in
+/// place side by side: the band below may already have rewritten the rows this band reads. So
+/// the run has two parallel phases: first every band copies its own first and last `halo` rows
+/// aside (`2 × halo` rows per band, a few MB for 12 MP), then every band runs, reading its own
+/// rows from the image (each band reads a row before it writes it) and its neighbours' rows from
+/// those copies. Bands are at least `max(bandHeight, halo)` rows, so halos only ever reach the
+/// adjacent band. Bands are grouped into `threads × 4` jobs; each job makes its scratch once and
+/// reuses it for all its bands, so nothing is allocated per row.
+enum HaloBands {
+  static func share(_ p: UnsafeRawPointer) -> SendableRawPointer {
+    SendableRawPointer(UnsafeMutableRawPointer(mutating: p))
+  }
+  static func share<T>(_ p: UnsafePointer<T>) -> SendableRawPointer {
+    SendableRawPointer(UnsafeMutableRawPointer(mutating: p))
+  }
+  static func share<T>(_ p: UnsafeMutablePointer<T>) -> SendableRawPointer {
+    SendableRawPointer(UnsafeMutableRawPointer(p))
+  }
+
+  /// What one band may read and write.
+  struct Band {
+    /// The rows this band writes.
+    let rows: Range<Int>
+    let halo: Int
+    let width: Int
+    let height: Int
+    let format: PixelFormat
+    let bytesPerRow: Int
+    let image: UnsafeMutableRawPointer
+    /// The last `halo` rows of the band above, as they were before any band ran.
+    let above: UnsafeRawPointer?
+    /// The first `halo` rows of the band below, as they were before any band ran.
+    let below: UnsafeRawPointer?
+
+    /// The original bytes of image row `y`, clamped into the image (replicated edges); `y` must
+    /// lie within `halo` rows of the band.
+    @inline(__always)
+    func source(row: Int) -> UnsafeRawPointer {
+      let y = min(max(row, 0), height - 1)
+      if y < rows.lowerBound {
+        let i = y - (rows.lowerBound - halo)
+        precondition(i >= 0, "row \(y) is outside the band's halo")
+        return above! + i * bytesPerRow
+      }
+      if y >= rows.upperBound {
+        let i = y - rows.upperBound
+        precondition(i < halo, "row \(y) is outside the band's halo")
+        return below! + i * bytesPerRow
+      }
+      return UnsafeRawPointer(image + y * bytesPerRow)
+    }
+
+    /// Where to write row `y` of the band.
+    @inline(__always)
+    func destination(row y: Int) -> UnsafeMutableRawPointer {
+      precondition(rows.contains(y))
+      return image + y * bytesPerRow
+    }
+  }
+
+  static func run<Scratch>(
+    _ image: inout Image, halo: Int, bandHeight: Int, threads: Int?,
+    makeScratch: @escaping @Sendable () -> Scratch,
+    body: @escaping @Sendable (inout Scratch, Band) -> Void
+  ) {
+    let h = image.height
+    let minimum = max(bandHeight, halo, 1)
+    let count = max(1, h / minimum)
+    let bands = ParallelBands.bandRanges(rows: h, count: count)
+    let bpr = image.bytesPerRow
+    let slot = halo * bpr
+    let width = image.width
+    let format = image.format
+    let saved = UnsafeMutableRawPointer.allocate(
+      byteCount: max(1, bands.count * 2 * slot), alignment: 64)
+    defer { saved.deallocate() }
+    let savedShared = SendableRawPointer(saved)
+    image.withUnsafeMutableBytes { raw in
+      let img = SendableRawPointer(raw.baseAddress!)
+      if bands.count > 1 && halo > 0 {
+        ParallelBands.forEach(rows: bands.count, minimumBandHeight: 1, threads: threads) { ids in
+          for b in ids {
+            let r = bands[b]
+            let top = savedShared.pointer + b * 2 * slot
+            top.copyMemory(from: img.pointer + r.lowerBound * bpr, byteCount: slot)
+            top.advanced(by: slot).copyMemory(
+              from: img.pointer + (r.upperBound - halo) * bpr, byteCount: slot)
+          }
+        }
+      }
+      ParallelBands.forEach(rows: bands.count, minimumBandHeight: 1, threads: threads) { ids in
+        var scratch = makeScratch()
+        for b in ids {
+          let above = b > 0 ? UnsafeRawPointer(savedShared.pointer + (b - 1) * 2 * slot + slot) : nil
+          let below = b + 1 < bands.count
+            ? UnsafeRawPointer(savedShared.pointer + (b + 1) * 2 * slot) : nil
+          body(
+            &scratch,
+            Band(
+              rows: bands[b], halo: halo, width: width, height: h, format: format,
+              bytesPerRow: bpr, image: img.pointer, above: above, below: below))
+        }
+      }
+    }
+  }
+}
+
+/// Conversions between interleaved integer rows and planar Float rows in `0…1` (encoded values).
+enum PixelRows {
+  /// Loads R, G, B of one row as `value / maxValue`.
+  @inline(__always)
+  static func load(
+    _ src: UnsafeRawPointer, format: PixelFormat, width: Int,
+    r: UnsafeMutablePointer<Float>, g: UnsafeMutablePointer<Float>, b: UnsafeMutablePointer<Float>
+  ) {
+    let n = format.channelCount
+    if format.bitDepth == 8 {
+      let p = src.assumingMemoryBound(to: UInt8.self)
+      let s: Float = 1 / 255
+      for x in 0..<width {
+        r[x] = Float(p[x * n]) * s
+        g[x] = Float(p[x * n + 1]) * s
+        b[x] = Float(p[x * n + 2]) * s
+      }
+    } else {
+      let p = src.assumingMemoryBound(to: UInt16.self)
+      let s: Float = 1 / 65535
+      for x in 0..<width {
+        r[x] = Float(p[x * n]) * s
+        g[x] = Float(p[x * n + 1]) * s
+        b[x] = Float(p[x * n + 2]) * s
+      }
+    }
+  }
+
+  /// Loads the weighted sum `wr·R + wg·G + wb·B` of one row (encoded values, 0…1).
+  @inline(__always)
+  static func loadLuma(
+    _ src: UnsafeRawPointer, format: PixelFormat, width: Int,
+    weights: (r: Float, g: Float, b: Float), into y: UnsafeMutablePointer<Float>
+  ) {
+    let n = format.channelCount
+    if format.bitDepth == 8 {
+      let p = src.assumingMemoryBound(to: UInt8.self)
+      let (wr, wg, wb) = (weights.r / 255, weights.g / 255, weights.b / 255)
+      for x in 0..<width {
+        y[x] = Float(p[x * n]) * wr + Float(p[x * n + 1]) * wg + Float(p[x * n + 2]) * wb
+      }
+    } else {
+      let p = src.assumingMemoryBound(to: UInt16.self)
+      let (wr, wg, wb) = (weights.r / 65535, weights.g / 65535, weights.b / 65535)
+      for x in 0..<width {
+        y[x] = Float(p[x * n]) * wr + Float(p[x * n + 1]) * wg + Float(p[x * n + 2]) * wb
+      }
+    }
+  }
+
+  /// Stores R, G, B (clamped to 0…1, rounded to nearest) into one row; alpha is left alone.
+  @inline(__always)
+  static func store(
+    _ dst: UnsafeMutableRawPointer, format: PixelFormat, width: Int,
+    r: UnsafePointer<Float>, g: UnsafePointer<Float>, b: UnsafePointer<Float>
+  ) {
+    let n = format.channelCount
+    if format.bitDepth == 8 {
+      let p = dst.assumingMemoryBound(to: UInt8.self)
+      for x in 0..<width {
+        p[x * n] = UInt8(truncatingIfNeeded: quantize(r[x], 255))
+        p[x * n + 1] = UInt8(truncatingIfNeeded: quantize(g[x], 255))
+        p[x * n + 2] = UInt8(truncatingIfNeeded: quantize(b[x], 255))
+      }
+    } else {
+      let p = dst.assumingMemoryBound(to: UInt16.self)
+      for x in 0..<width {
+        p[x * n] = UInt16(truncatingIfNeeded: quantize(r[x], 65535))
+        p[x * n + 1] = UInt16(truncatingIfNeeded: quantize(g[x], 65535))
+        p[x * n + 2] = UInt16(truncatingIfNeeded: quantize(b[x], 65535))
+      }
+    }
+  }
+
+  @inline(__always)
+  static func quantize(_ v: Float, _ maxValue: Float) -> UInt32 {
+    SpatialMath.roundToUInt32(min(max(v, 0), 1) * maxValue)
+  }
+
+  /// Replicates the edges of a `width`-long row into `pad` (which has `radius` extra slots on
+  /// each side) so that horizontal taps need no bounds checks.
+  @inline(__always)
+  static func pad(
+    _ row: UnsafePointer<Float>, width: Int, radius: Int, into pad: UnsafeMutablePointer<Float>
+  ) {
+    for i in 0..<radius { pad[i] = row[0] }
+    (pad + radius).update(from: row, count: width)
+    for i in 0..<radius { pad[radius + width + i] = row[width - 1] }
+  }
+}
+
+/// Reference helpers shared by the scalar references (plain Double arithmetic).
+enum ReferencePixels {
+  /// The image's RGB as Double planes in 0…1.
+  static func planes(_ image: Image) -> (r: [Double], g: [Double], b: [Double]) {
+    let n = image.pixelCount
+    var r = [Double](repeating: 0, count: n)
+    var g = r
+    var b = r
+    let m = Double(image.format.maxValue)
+    for y in 0..<image.height {
+      for x in 0..<image.width {
+        let p = image.pixel(x: x, y: y)
+        let i = y * image.width + x
+        r[i] = Double(p[0]) / m
+        g[i] = Double(p[1]) / m
+        b[i] = Double(p[2]) / m
+      }
+    }
+    return (r, g, b)
+  }
+
+  /// Writes RGB planes back (clamped, rounded), keeping alpha.
+  static func write(_ r: [Double], _ g: [Double], _ b: [Double], into image: inout Image) {
+    let m = Double(image.format.maxValue)
+    func q(_ v: Double) -> Int { Int((min(max(v, 0), 1) * m).rounded()) }
+    for y in 0..<image.height {
+      for x in 0..<image.width {
+        let i = y * image.width + x
+        var p = image.pixel(x: x, y: y)
+        p[0] = q(r[i])
+        p[1] = q(g[i])
+        p[2] = q(b[i])
+        image.setPixel(x: x, y: y, p)
+      }
+    }
+  }
+
+  /// `Σ_k kernel[k] · plane[clamp(x + k − R)]` along rows then columns (replicated edges).
+  static func separable(_ p: [Double], width w: Int, height h: Int, kernel: [Double]) -> [Double] {
+    let r = kernel.count / 2
+    var tmp = [Double](repeating: 0, count: w * h)
+    for y in 0..<h {
+      for x in 0..<w {
+        var s = 0.0
+        for k in 0..<kernel.count { s += kernel[k] * p[y * w + min(max(x + k - r, 0), w - 1)] }
+        tmp[y * w + x] = s
+      }
+    }
+    var out = tmp
+    for y in 0..<h {
+      for x in 0..<w {
+        var s = 0.0
+        for k in 0..<kernel.count { s += kernel[k] * tmp[min(max(y + k - r, 0), h - 1) * w + x] }
+        out[y * w + x] = s
+      }
+    }
+    return out
+  }
+}

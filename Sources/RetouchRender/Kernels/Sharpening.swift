@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import RetouchCore
+
+/// Unsharp masking of luminance only, with a noise threshold, at any render scale.
+///
+/// Works on display-referred (encoded) values: `Y' = wr·R' + wg·G' + wb·B'` with the colour
+/// space's luma weights, `d = Y' − G_σ ∗ Y'` (Gaussian blur, replicated edges), a soft noise gate
+/// `g = smoothstep((|d| − τ)/τ)` with `τ = 1/255`, and the same offset
+/// `δ = amount · 3 · g · d` added to R', G' and B' (so grey stays grey and chroma differences
+/// `R' − G'`, `B' − G'` are unchanged except where a component clips). Alpha is kept.
+///
+/// The blur's σ is 1 export pixel times `renderScale`: a 0.25× preview uses σ = 0.25, where the
+/// discrete kernel `[σ²/2, 1 − σ², σ²/2]` (variance σ², used for σ < 0.8) is nearly the identity,
+/// so the effect fades the way it does when the sharpened export is shrunk. From σ = 0.8 the
+/// kernel is a sampled Gaussian of radius `⌈3σ⌉`, normalised.
+///
+/// Runs in place over row bands with halos (``HaloBands``), in parallel, with per-job scratch.
+/// Measured (release, 2-core AVX-512 VM, 4000×3000 8-bit RGB, σ = 1): ≈ 26 ms on 2 threads,
+/// ≈ 48 ms on 1.
+public struct Sharpening: Sendable, Hashable {
+  /// 0…1 (clamped).
+  public let amount: Float
+  /// Output pixels per export pixel (> 0).
+  public let renderScale: Double
+  /// The noise gate `τ` in encoded units.
+  public static let threshold: Float = 1 / 255
+
+  public init(amount: Double, renderScale: Double = 1) {
+    precondition(renderScale > 0)
+    self.amount = Float(min(max(amount, 0), 1))
+    self.renderScale = renderScale
+  }
+
+  public var isNeutral: Bool { amount == 0 }
+
+  /// The blur's standard deviation in output pixels.
+  public var sigma: Double { renderScale }
+
+  /// The normalised blur kernel (odd length) for ``sigma``.
+  public var kernel: [Float] {
+    let s = sigma
+    if s < 0.8 {
+      let v = Float(s * s)
+      return [v / 2, 1 - v, v / 2]
+    }
+    let r = Int((3 * s).rounded(.up))
+    let k = (-r...r).map { Foundation.exp(-Double($0 * $0) / (2 * s * s)) }
+    let sum = k.reduce(0, +)
+    return k.map { Float($0 / sum) }
+  }
+
+  /// Sharpens `image` in place. `bandHeight` (rows) and `threads` only change the schedule, not
+  /// the result. No-op when ``isNeutral``.
+  public func apply(to image: inout Image, threads: Int? = nil, bandHeight: Int = 64) {
+    guard !isNeutral else { return }
+    let k = kernel
+    let r = k.count / 2
+    let w = image.width
+    let weights = image.colorSpace.lumaWeights
+    let gain = amount * 3
+    let tau = Self.threshold
+    let maxValue = Float(image.format.maxValue)
+    let rowsPerBand = max(bandHeight, 1)
+    HaloBands.run(
+      &image, halo: r, bandHeight: rowsPerBand, threads: threads,
+      makeScratch: { SharpenScratch(width: w, radius: r) },
+      body: { scratch, band in
+        let n = band.rows.count + 2 * r
+        scratch.reserve(rows: n)
+        let top = band.rows.lowerBound - r
+        let luma = scratch.luma
+        let blurred = scratch.horizontal
+        let pad = scratch.pad
+        let row = scratch.row
+        k.withUnsafeBufferPointer { kp in
+          // Luma and horizontal blur of every window row.
+          for i in 0..<n {
+            let y = luma + i * w
+            PixelRows.loadLuma(
+              band.source(row: top + i), format: band.format, width: w, weights: weights, into: y)
+            PixelRows.pad(y, width: w, radius: r, into: pad)
+            let hrow = blurred + i * w
+            for x in 0..<w { hrow[x] = kp[0] * pad[x] }
+            for j in 1..<kp.count {
+              let c = kp[j]
+              let p = pad + j
+              for x in 0..<w { hrow[x] += c * p[x] }
+            }
+          }
+          // Vertical blur, gate and write, one band row at a time.
+          for y in band.rows {
+            let i = y - top
+            for x in 0..<w { row[x] = kp[0] * blurred[(i - r) * w + x] }
+            for j in 1..<kp.count {
+              let c = kp[j]
+              let hrow = blurred + (i - r + j) * w
+              for x in 0..<w { row[x] += c * hrow[x] }
+            }
+            let yrow = luma + i * w
+            let delta = scratch.delta
+            for x in 0..<w {
+              let d = yrow[x] - row[x]
+              let g = SpatialMath.smoothstep((abs(d) - tau) / tau)
+              delta[x] = SpatialMath.roundToInt32(gain * g * d * maxValue)
+            }
+            Sharpening.addDelta(delta, to: band.destination(row: y), format: band.format, width: w)
+          }
+        }
+      })
+  }
+
+  @inline(__always)
+  static func addDelta(
+    _ delta: UnsafePointer<Int32>, to dst: UnsafeMutableRawPointer, format: PixelFormat, width: Int
+  ) {
+    let n = format.channelCount
+    if format.bitDepth == 8 {
+      let p = dst.assumingMemoryBound(to: UInt8.self)
+      for x in 0..<width {
+        let d = delta[x]
+        for c in 0..<3 {
+          p[x * n + c] = UInt8(truncatingIfNeeded: min(max(Int32(p[x * n + c]) &+ d, 0), 255))
+        }
+      }
+    } else {
+      let p = dst.assumingMemoryBound(to: UInt16.self)
+      for x in 0..<width {
+        let d = delta[x]
+        for c in 0..<3 {
+          p[x * n + c] = UInt16(truncatingIfNeeded: min(max(Int32(p[x * n + c]) &+ d, 0), 65535))
+        }
+      }
+    }
+  }
+
+  /// Scalar reference: whole-image Double planes, the same formula, no bands.
+  public func appliedReference(to image: Image) -> Image {
+    guard !isNeutral else { return image }
+    let (r, g, b) = ReferencePixels.planes(image)
+    let wt = image.colorSpace.lumaWeights
+    let y = (0..<r.count).map { Double(wt.r) * r[$0] + Double(wt.g) * g[$0] + Double(wt.b) * b[$0] }
+    let blur = ReferencePixels.separable(
+      y, width: image.width, height: image.height, kernel: kernel.map(Double.init))
+    let tau = Double(Self.threshold)
+    let m = Double(image.format.maxValue)
+    var delta = [Double](repeating: 0, count: y.count)
+    for i in 0..<y.count {
+      let d = y[i] - blur[i]
+      let t = min(max((abs(d) - tau) / tau, 0), 1)
+      // Quantised to whole code values, as the output is.
+      delta[i] = (Double(amount) * 3 * t * t * (3 - 2 * t) * d * m).rounded() / m
+    }
+    var out = image
+    ReferencePixels.write(
+      r.indices.map { r[$0] + delta[$0] }, g.indices.map { g[$0] + delta[$0] },
+      b.indices.map { b[$0] + delta[$0] }, into: &out)
+    return out
+  }
+}
+
+/// Per-job buffers for ``Sharpening``; freed when the job ends.
+final class SharpenScratch {
+  let width: Int
+  private(set) var rows = 0
+  private(set) var luma = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+  private(set) var horizontal = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+  let pad: UnsafeMutablePointer<Float>
+  let row: UnsafeMutablePointer<Float>
+  let delta: UnsafeMutablePointer<Int32>
+
+  /// Grows the window planes to hold `rows` rows (bands differ by at most a few rows, so this
+  /// allocates once or twice per job).
+  func reserve(rows needed: Int) {
+    guard needed > rows else { return }
+    luma.deallocate()
+    horizontal.deallocate()
+    luma = .allocate(capacity: width * needed)
+    horizontal = .allocate(capacity: width * needed)
+    rows = needed
+  }
+
+  init(width: Int, radius: Int) {
+    self.width = width
+    pad = .allocate(capacity: width + 2 * radius)
+    row = .allocate(capacity: width)
+    delta = .allocate(capacity: width)
+  }
+
+  deinit {
+    luma.deallocate()
+    horizontal.deallocate()
+    pad.deallocate()
+    row.deallocate()
+    delta.deallocate()
+  }
+}
+
+import Foundation
