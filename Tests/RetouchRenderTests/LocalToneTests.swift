@@ -20,15 +20,15 @@ import Testing
   }
 
   @Test(arguments: [(1.0, 0.0), (0.0, -1.0), (-0.6, 0.4), (0.3, -0.7)])
-  func curveTableMatchesFormula(shadows: Double, highlights: Double) {
+  func curveMatchesFormula(shadows: Double, highlights: Double) {
     let curve = LocalToneCurve(shadows: shadows, highlights: highlights)
     var worst: Float = 0
     for i in 0..<2000 {
       let b = -20 + Float(i) * 0.0131
       worst = max(worst, abs(curve.gain(base: b) / curve.gainReference(base: b) - 1))
     }
-    // The table is 1/16 stop apart over a curve whose slope is at most ~0.6 stop per stop.
-    #expect(worst < 2e-3, "worst relative error \(worst)")
+    // The fast exp2 is good to 3e-7; Float vs Double smoothsteps add a few ulps.
+    #expect(worst < 1e-5, "worst relative error \(worst)")
   }
 
   @Test func clarityMatchesReferenceAndActsOnMidtones() {

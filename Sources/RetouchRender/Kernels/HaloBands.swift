@@ -10,7 +10,7 @@ import RetouchCore
 /// aside (`2 × halo` rows per band, a few MB for 12 MP), then every band runs, reading its own
 /// rows from the image (each band reads a row before it writes it) and its neighbours' rows from
 /// those copies. Bands are at least `max(bandHeight, halo)` rows, so halos only ever reach the
-/// adjacent band. Bands are grouped into `threads × 4` jobs; each job makes its scratch once and
+/// adjacent band. Bands are grouped into one job per thread; each job makes its scratch once and
 /// reuses it for all its bands, so nothing is allocated per row.
 enum HaloBands {
   static func share(_ p: UnsafeRawPointer) -> SendableRawPointer {
@@ -94,7 +94,10 @@ enum HaloBands {
           }
         }
       }
-      ParallelBands.forEach(rows: bands.count, minimumBandHeight: 1, threads: threads) { ids in
+      // One job per thread (not ParallelBands' usual four), so scratch is made `threads` times.
+      let threadCount = max(1, threads ?? ParallelBands.defaultThreadCount)
+      let perJob = (bands.count + threadCount - 1) / threadCount
+      ParallelBands.forEach(rows: bands.count, minimumBandHeight: perJob, threads: threads) { ids in
         var scratch = makeScratch()
         for b in ids {
           let above = b > 0 ? UnsafeRawPointer(savedShared.pointer + (b - 1) * 2 * slot + slot) : nil
@@ -119,23 +122,26 @@ enum PixelRows {
     _ src: UnsafeRawPointer, format: PixelFormat, width: Int,
     r: UnsafeMutablePointer<Float>, g: UnsafeMutablePointer<Float>, b: UnsafeMutablePointer<Float>
   ) {
-    let n = format.channelCount
-    if format.bitDepth == 8 {
-      let p = src.assumingMemoryBound(to: UInt8.self)
-      let s: Float = 1 / 255
-      for x in 0..<width {
-        r[x] = Float(p[x * n]) * s
-        g[x] = Float(p[x * n + 1]) * s
-        b[x] = Float(p[x * n + 2]) * s
-      }
-    } else {
-      let p = src.assumingMemoryBound(to: UInt16.self)
-      let s: Float = 1 / 65535
-      for x in 0..<width {
-        r[x] = Float(p[x * n]) * s
-        g[x] = Float(p[x * n + 1]) * s
-        b[x] = Float(p[x * n + 2]) * s
-      }
+    // Constant strides (3 or 4) and wrapping index arithmetic let the loops vectorise.
+    switch format {
+    case .rgb8: load(src.assumingMemoryBound(to: UInt8.self), 3, 1 / 255, width, r, g, b)
+    case .rgba8: load(src.assumingMemoryBound(to: UInt8.self), 4, 1 / 255, width, r, g, b)
+    case .rgb16: load(src.assumingMemoryBound(to: UInt16.self), 3, 1 / 65535, width, r, g, b)
+    case .rgba16: load(src.assumingMemoryBound(to: UInt16.self), 4, 1 / 65535, width, r, g, b)
+    }
+  }
+
+  @inline(__always)
+  static func load<T: FixedWidthInteger & UnsignedInteger>(
+    _ p: UnsafePointer<T>, _ n: Int, _ s: Float, _ width: Int,
+    _ r: UnsafeMutablePointer<Float>, _ g: UnsafeMutablePointer<Float>,
+    _ b: UnsafeMutablePointer<Float>
+  ) {
+    for x in 0..<width {
+      let q = p + x &* n
+      r[x] = Float(q[0]) * s
+      g[x] = Float(q[1]) * s
+      b[x] = Float(q[2]) * s
     }
   }
 
@@ -145,19 +151,23 @@ enum PixelRows {
     _ src: UnsafeRawPointer, format: PixelFormat, width: Int,
     weights: (r: Float, g: Float, b: Float), into y: UnsafeMutablePointer<Float>
   ) {
-    let n = format.channelCount
-    if format.bitDepth == 8 {
-      let p = src.assumingMemoryBound(to: UInt8.self)
-      let (wr, wg, wb) = (weights.r / 255, weights.g / 255, weights.b / 255)
-      for x in 0..<width {
-        y[x] = Float(p[x * n]) * wr + Float(p[x * n + 1]) * wg + Float(p[x * n + 2]) * wb
-      }
-    } else {
-      let p = src.assumingMemoryBound(to: UInt16.self)
-      let (wr, wg, wb) = (weights.r / 65535, weights.g / 65535, weights.b / 65535)
-      for x in 0..<width {
-        y[x] = Float(p[x * n]) * wr + Float(p[x * n + 1]) * wg + Float(p[x * n + 2]) * wb
-      }
+    switch format {
+    case .rgb8: loadLuma(src.assumingMemoryBound(to: UInt8.self), 3, 255, width, weights, y)
+    case .rgba8: loadLuma(src.assumingMemoryBound(to: UInt8.self), 4, 255, width, weights, y)
+    case .rgb16: loadLuma(src.assumingMemoryBound(to: UInt16.self), 3, 65535, width, weights, y)
+    case .rgba16: loadLuma(src.assumingMemoryBound(to: UInt16.self), 4, 65535, width, weights, y)
+    }
+  }
+
+  @inline(__always)
+  static func loadLuma<T: FixedWidthInteger & UnsignedInteger>(
+    _ p: UnsafePointer<T>, _ n: Int, _ maxValue: Float, _ width: Int,
+    _ weights: (r: Float, g: Float, b: Float), _ y: UnsafeMutablePointer<Float>
+  ) {
+    let (wr, wg, wb) = (weights.r / maxValue, weights.g / maxValue, weights.b / maxValue)
+    for x in 0..<width {
+      let q = p + x &* n
+      y[x] = Float(q[0]) * wr + Float(q[1]) * wg + Float(q[2]) * wb
     }
   }
 
@@ -167,21 +177,25 @@ enum PixelRows {
     _ dst: UnsafeMutableRawPointer, format: PixelFormat, width: Int,
     r: UnsafePointer<Float>, g: UnsafePointer<Float>, b: UnsafePointer<Float>
   ) {
-    let n = format.channelCount
-    if format.bitDepth == 8 {
-      let p = dst.assumingMemoryBound(to: UInt8.self)
-      for x in 0..<width {
-        p[x * n] = UInt8(truncatingIfNeeded: quantize(r[x], 255))
-        p[x * n + 1] = UInt8(truncatingIfNeeded: quantize(g[x], 255))
-        p[x * n + 2] = UInt8(truncatingIfNeeded: quantize(b[x], 255))
-      }
-    } else {
-      let p = dst.assumingMemoryBound(to: UInt16.self)
-      for x in 0..<width {
-        p[x * n] = UInt16(truncatingIfNeeded: quantize(r[x], 65535))
-        p[x * n + 1] = UInt16(truncatingIfNeeded: quantize(g[x], 65535))
-        p[x * n + 2] = UInt16(truncatingIfNeeded: quantize(b[x], 65535))
-      }
+    switch format {
+    case .rgb8: store(dst.assumingMemoryBound(to: UInt8.self), 3, width, r, g, b)
+    case .rgba8: store(dst.assumingMemoryBound(to: UInt8.self), 4, width, r, g, b)
+    case .rgb16: store(dst.assumingMemoryBound(to: UInt16.self), 3, width, r, g, b)
+    case .rgba16: store(dst.assumingMemoryBound(to: UInt16.self), 4, width, r, g, b)
+    }
+  }
+
+  @inline(__always)
+  static func store<T: FixedWidthInteger & UnsignedInteger>(
+    _ p: UnsafeMutablePointer<T>, _ n: Int, _ width: Int,
+    _ r: UnsafePointer<Float>, _ g: UnsafePointer<Float>, _ b: UnsafePointer<Float>
+  ) {
+    let m = Float(T.max)
+    for x in 0..<width {
+      let q = p + x &* n
+      q[0] = T(truncatingIfNeeded: quantize(r[x], m))
+      q[1] = T(truncatingIfNeeded: quantize(g[x], m))
+      q[2] = T(truncatingIfNeeded: quantize(b[x], m))
     }
   }
 

@@ -58,7 +58,7 @@ public struct NoiseReduction: Sendable, Hashable {
   /// Immerkær's mask ("Fast Noise Variance Estimation", CVIU 1996), `[1 −2 1] ⊗ [1 −2 1]`, which
   /// is blind to constant, linear and one-directional structure and has gain 6 on white noise;
   /// made robust to texture and edges by taking the median of `|response|` instead of the mean
-  /// (`σ = median / (0.6745 · 6)`). Samples every fourth row; cost ≈ 8 ms for 12 MP.
+  /// (`σ = median / (0.6745 · 6)`). Samples every eighth row; cost ≈ 11 ms for 12 MP (one core).
   public static func estimateNoise(in image: Image) -> Float {
     let w = image.width
     let h = image.height
@@ -86,7 +86,7 @@ public struct NoiseReduction: Sendable, Hashable {
           histogram[bin] += 1
         }
         total += w - 2
-        y += 4
+        y += 8
       }
     }
     var seen = 0
@@ -102,7 +102,7 @@ public struct NoiseReduction: Sendable, Hashable {
 
   /// Reduces noise in `image` in place. `bandHeight` (rows) and `threads` only change the
   /// schedule, not the result. No-op when ``isNeutral``.
-  public func apply(to image: inout Image, threads: Int? = nil, bandHeight: Int = 64) {
+  public func apply(to image: inout Image, threads: Int? = nil, bandHeight: Int = 32) {
     guard !isNeutral else { return }
     let sigma = noiseSigma ?? Self.estimateNoise(in: image)
     let eps = Self.noiseVariance(noiseSigma: sigma)
@@ -254,6 +254,8 @@ final class NoiseScratch {
   let blue: UnsafeMutablePointer<Float>
   let square: UnsafeMutablePointer<Float>
   let pad: UnsafeMutablePointer<Float>
+  /// Row pointers of the current box sum's taps.
+  let taps: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
   init(width: Int, padding: Int) {
     self.width = width
@@ -263,11 +265,13 @@ final class NoiseScratch {
     blue = .allocate(capacity: width)
     square = .allocate(capacity: width)
     pad = .allocate(capacity: width + 2 * padding)
+    taps = .allocate(capacity: 2 * padding + 1)
   }
 
   deinit {
     planes.deallocate()
     for p in [red, green, blue, square, pad] { p.deallocate() }
+    taps.deallocate()
   }
 
   func reserve(rows needed: Int) {
@@ -286,23 +290,15 @@ final class NoiseScratch {
   @inline(__always)
   func boxRow(_ src: UnsafePointer<Float>, radius r: Int, into out: UnsafeMutablePointer<Float>) {
     PixelRows.pad(src, width: width, radius: r, into: pad)
-    let w = width
-    for x in 0..<w { out[x] = pad[x] }
-    for k in 1...(2 * r) {
-      let p = pad + k
-      for x in 0..<w { out[x] += p[x] }
-    }
+    for k in 0...(2 * r) { taps[k] = pad + k }
+    NoiseScratch.sum(taps, count: 2 * r + 1, width: width, into: out)
   }
 
   /// `out = Σ plane rows from..<from+count`.
   @inline(__always)
   func sumRows(_ p: Plane, from: Int, count: Int, into out: UnsafeMutablePointer<Float>) {
-    let w = width
-    out.update(from: plane(p, from), count: w)
-    for k in 1..<count {
-      let s = plane(p, from + k)
-      for x in 0..<w { out[x] += s[x] }
-    }
+    for k in 0..<count { taps[k] = plane(p, from + k) }
+    NoiseScratch.sum(taps, count: count, width: width, into: out)
   }
 
   /// `out = Σ_{k=−r…r} plane row of image row clamp(y + k)`, for window rows starting at `top`.
@@ -311,11 +307,33 @@ final class NoiseScratch {
     _ p: Plane, clampedAround y: Int, radius r: Int, top: Int, height: Int,
     into out: UnsafeMutablePointer<Float>
   ) {
-    let w = width
-    out.update(from: plane(p, min(max(y - r, 0), height - 1) - top), count: w)
-    for k in (-r + 1)...r {
-      let s = plane(p, min(max(y + k, 0), height - 1) - top)
-      for x in 0..<w { out[x] += s[x] }
+    for k in 0...(2 * r) { taps[k] = plane(p, min(max(y + k - r, 0), height - 1) - top) }
+    NoiseScratch.sum(taps, count: 2 * r + 1, width: width, into: out)
+  }
+
+  /// `out[x] = Σ_j rows[j][x]`, in registers for 3, 5 and 9 rows (one pass over memory).
+  @inline(__always)
+  static func sum(
+    _ rows: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, count: Int, width w: Int,
+    into out: UnsafeMutablePointer<Float>
+  ) {
+    switch count {
+    case 3:
+      let (a, b, c) = (rows[0], rows[1], rows[2])
+      for x in 0..<w { out[x] = a[x] + b[x] + c[x] }
+    case 5:
+      let (a, b, c, d, e) = (rows[0], rows[1], rows[2], rows[3], rows[4])
+      for x in 0..<w { out[x] = (a[x] + b[x]) + (c[x] + d[x]) + e[x] }
+    case 9:
+      let (a, b, c, d, e) = (rows[0], rows[1], rows[2], rows[3], rows[4])
+      let (f, g, h, i) = (rows[5], rows[6], rows[7], rows[8])
+      for x in 0..<w { out[x] = ((a[x] + b[x]) + (c[x] + d[x])) + ((e[x] + f[x]) + (g[x] + h[x])) + i[x] }
+    default:
+      out.update(from: rows[0], count: w)
+      for k in 1..<count {
+        let s = rows[k]
+        for x in 0..<w { out[x] += s[x] }
+      }
     }
   }
 }

@@ -73,6 +73,7 @@ public struct Sharpening: Sendable, Hashable {
         let blurred = scratch.horizontal
         let pad = scratch.pad
         let row = scratch.row
+        let taps = scratch.taps
         k.withUnsafeBufferPointer { kp in
           // Luma and horizontal blur of every window row.
           for i in 0..<n {
@@ -80,23 +81,14 @@ public struct Sharpening: Sendable, Hashable {
             PixelRows.loadLuma(
               band.source(row: top + i), format: band.format, width: w, weights: weights, into: y)
             PixelRows.pad(y, width: w, radius: r, into: pad)
-            let hrow = blurred + i * w
-            for x in 0..<w { hrow[x] = kp[0] * pad[x] }
-            for j in 1..<kp.count {
-              let c = kp[j]
-              let p = pad + j
-              for x in 0..<w { hrow[x] += c * p[x] }
-            }
+            for j in 0..<kp.count { taps[j] = pad + j }
+            Sharpening.convolve(kp, rows: taps, width: w, into: blurred + i * w)
           }
           // Vertical blur, gate and write, one band row at a time.
           for y in band.rows {
             let i = y - top
-            for x in 0..<w { row[x] = kp[0] * blurred[(i - r) * w + x] }
-            for j in 1..<kp.count {
-              let c = kp[j]
-              let hrow = blurred + (i - r + j) * w
-              for x in 0..<w { row[x] += c * hrow[x] }
-            }
+            for j in 0..<kp.count { taps[j] = blurred + (i - r + j) * w }
+            Sharpening.convolve(kp, rows: taps, width: w, into: row)
             let yrow = luma + i * w
             let delta = scratch.delta
             for x in 0..<w {
@@ -110,27 +102,61 @@ public struct Sharpening: Sendable, Hashable {
       })
   }
 
+  /// `out[x] = Σ_j k[j] · rows[j][x]`, accumulating in registers for the common 3- and 7-tap
+  /// kernels (one pass over memory instead of one per tap).
+  @inline(__always)
+  static func convolve(
+    _ k: UnsafeBufferPointer<Float>, rows: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
+    width w: Int,
+    into out: UnsafeMutablePointer<Float>
+  ) {
+    switch k.count {
+    case 3:
+      let (a, b, c) = (rows[0], rows[1], rows[2])
+      let (k0, k1, k2) = (k[0], k[1], k[2])
+      for x in 0..<w { out[x] = k0 * a[x] + k1 * b[x] + k2 * c[x] }
+    case 7:
+      let (a, b, c, d, e, f, g) = (rows[0], rows[1], rows[2], rows[3], rows[4], rows[5], rows[6])
+      let (k0, k1, k2, k3) = (k[0], k[1], k[2], k[3])
+      // The kernel is symmetric: pair the taps.
+      for x in 0..<w {
+        out[x] = k0 * (a[x] + g[x]) + k1 * (b[x] + f[x]) + k2 * (c[x] + e[x]) + k3 * d[x]
+      }
+    default:
+      let first = rows[0]
+      let k0 = k[0]
+      for x in 0..<w { out[x] = k0 * first[x] }
+      for j in 1..<k.count {
+        let c = k[j]
+        let p = rows[j]
+        for x in 0..<w { out[x] += c * p[x] }
+      }
+    }
+  }
+
   @inline(__always)
   static func addDelta(
     _ delta: UnsafePointer<Int32>, to dst: UnsafeMutableRawPointer, format: PixelFormat, width: Int
   ) {
-    let n = format.channelCount
-    if format.bitDepth == 8 {
-      let p = dst.assumingMemoryBound(to: UInt8.self)
-      for x in 0..<width {
-        let d = delta[x]
-        for c in 0..<3 {
-          p[x * n + c] = UInt8(truncatingIfNeeded: min(max(Int32(p[x * n + c]) &+ d, 0), 255))
-        }
-      }
-    } else {
-      let p = dst.assumingMemoryBound(to: UInt16.self)
-      for x in 0..<width {
-        let d = delta[x]
-        for c in 0..<3 {
-          p[x * n + c] = UInt16(truncatingIfNeeded: min(max(Int32(p[x * n + c]) &+ d, 0), 65535))
-        }
-      }
+    switch format {
+    case .rgb8: addDelta(delta, dst.assumingMemoryBound(to: UInt8.self), 3, width)
+    case .rgba8: addDelta(delta, dst.assumingMemoryBound(to: UInt8.self), 4, width)
+    case .rgb16: addDelta(delta, dst.assumingMemoryBound(to: UInt16.self), 3, width)
+    case .rgba16: addDelta(delta, dst.assumingMemoryBound(to: UInt16.self), 4, width)
+    }
+  }
+
+  @inline(__always)
+  static func addDelta<T: FixedWidthInteger & UnsignedInteger>(
+    _ delta: UnsafePointer<Int32>, _ p: UnsafeMutablePointer<T>, _ n: Int, _ width: Int
+  ) {
+    let top = Int32(T.max)
+    for x in 0..<width {
+      let d = delta[x]
+      let q = p + x &* n
+      q[0] = T(truncatingIfNeeded: min(max(Int32(q[0]) &+ d, 0), top))
+      q[1] = T(truncatingIfNeeded: min(max(Int32(q[1]) &+ d, 0), top))
+      q[2] = T(truncatingIfNeeded: min(max(Int32(q[2]) &+ d, 0), top))
     }
   }
 
@@ -168,6 +194,8 @@ final class SharpenScratch {
   let pad: UnsafeMutablePointer<Float>
   let row: UnsafeMutablePointer<Float>
   let delta: UnsafeMutablePointer<Int32>
+  /// Row pointers of the current convolution's taps.
+  let taps: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
   /// Grows the window planes to hold `rows` rows (bands differ by at most a few rows, so this
   /// allocates once or twice per job).
@@ -185,6 +213,7 @@ final class SharpenScratch {
     pad = .allocate(capacity: width + 2 * radius)
     row = .allocate(capacity: width)
     delta = .allocate(capacity: width)
+    taps = .allocate(capacity: 2 * radius + 1)
   }
 
   deinit {
@@ -193,6 +222,7 @@ final class SharpenScratch {
     pad.deallocate()
     row.deallocate()
     delta.deallocate()
+    taps.deallocate()
   }
 }
 

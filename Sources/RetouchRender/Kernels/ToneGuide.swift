@@ -6,6 +6,7 @@ import RetouchCore
 /// sampled by the local adjustments (shadows/highlights, clarity) at any render scale.
 ///
 /// **Build.** The source image is box-averaged by an integer factor `f = ⌈longEdge / maxLongEdge⌉`
+/// (sampling every second row and column of blocks of 4 px or more)
 /// (default long edge ≤ 384 px, so a 4000×3000 photo gives 364×273 and a 2048×1536 preview
 /// 342×256). The average is taken of *linear* relative luminance `Y = w·decode(RGB)` (the
 /// colour space's ``ColorSpace/lumaWeights`` and the sRGB transfer curve), because a box average
@@ -132,8 +133,9 @@ public struct ToneGuide: Sendable {
   /// Box-averages linear luminance over `factor × factor` blocks (partial blocks at the right and
   /// bottom average what they cover) and returns `log2(max(mean, 2^-12))` per block.
   ///
-  /// Per source pixel: three table look-ups (256 entries for 8-bit, 65536 for 16-bit) and three
-  /// adds; bands of guide rows run in parallel.
+  /// Blocks of 4 px or more are averaged over every second row and column
+  /// (``sampleStep(factor:)``). Per sample: three table look-ups (256 entries for 8-bit, 65536
+  /// for 16-bit) and three adds; bands of guide rows run in parallel.
   public static func downscaledLog2Luminance(_ image: Image, factor f: Int, threads: Int? = nil)
     -> [Float]
   {
@@ -168,11 +170,12 @@ public struct ToneGuide: Sendable {
                 let tB = t.2.pointer.assumingMemoryBound(to: Float.self)
                 let acc = UnsafeMutablePointer<Float>.allocate(capacity: gw)
                 defer { acc.deallocate() }
+                let step = sampleStep(factor: f)
                 for gy in rows {
                   acc.initialize(repeating: 0, count: gw)
                   let y0 = gy * f
                   let y1 = min(y0 + f, h)
-                  for y in y0..<y1 {
+                  for y in stride(from: y0, to: y1, by: step) {
                     if eightBit {
                       let row = src.pointer.assumingMemoryBound(to: UInt8.self) + y * w * channels
                       accumulate(row, w: w, f: f, gw: gw, channels: channels, tR, tG, tB, acc)
@@ -182,9 +185,9 @@ public struct ToneGuide: Sendable {
                     }
                   }
                   let orow = dst.pointer.assumingMemoryBound(to: Float.self) + gy * gw
-                  let rowCount = Float(y1 - y0)
+                  let rowCount = Float((y1 - y0 + step - 1) / step)
                   for gx in 0..<gw {
-                    let cols = Float(min(gx * f + f, w) - gx * f)
+                    let cols = Float((min(gx * f + f, w) - gx * f + step - 1) / step)
                     let mean = acc[gx] / (cols * rowCount)
                     orow[gx] = max(SpatialMath.log2(mean), floorLog2)
                   }
@@ -198,20 +201,27 @@ public struct ToneGuide: Sendable {
     return out
   }
 
+  /// Samples per block side: blocks of 4 or more pixels are sampled on every second row and
+  /// column (a quarter of the pixels, half the memory traffic), which the guided filter's
+  /// smoothing over many blocks makes invisible.
+  public static func sampleStep(factor: Int) -> Int { factor >= 4 ? 2 : 1 }
+
   @inline(__always)
   static func accumulate<T: FixedWidthInteger>(
     _ row: UnsafePointer<T>, w: Int, f: Int, gw: Int, channels: Int,
     _ tR: UnsafePointer<Float>, _ tG: UnsafePointer<Float>, _ tB: UnsafePointer<Float>,
     _ acc: UnsafeMutablePointer<Float>
   ) {
+    let step = sampleStep(factor: f)
     for gx in 0..<gw {
-      let x0 = gx * f
-      let x1 = min(x0 + f, w)
+      let x0 = gx &* f
+      let x1 = min(x0 &+ f, w)
       var s: Float = 0
-      var p = row + x0 * channels
-      for _ in x0..<x1 {
+      var x = x0
+      while x < x1 {
+        let p = row + x &* channels
         s += tR[Int(p[0])] + tG[Int(p[1])] + tB[Int(p[2])]
-        p += channels
+        x &+= step
       }
       acc[gx] += s
     }
@@ -229,8 +239,9 @@ public struct ToneGuide: Sendable {
       for gx in 0..<gw {
         var s = 0.0
         var n = 0
-        for y in (gy * f)..<min(gy * f + f, image.height) {
-          for x in (gx * f)..<min(gx * f + f, image.width) {
+        let step = sampleStep(factor: f)
+        for y in stride(from: gy * f, to: min(gy * f + f, image.height), by: step) {
+          for x in stride(from: gx * f, to: min(gx * f + f, image.width), by: step) {
             let p = image.pixel(x: x, y: y)
             s += Double(wt.r) * decode(Double(p[0]) / maxV)
             s += Double(wt.g) * decode(Double(p[1]) / maxV)

@@ -10,16 +10,15 @@
 /// (close to a raised cosine) that leaves the inner ellipse `ρ² ≤ 0.2` untouched and reaches
 /// ±2 stops in the corners at `amount` ±1. Positive amounts darken, negative ones lighten.
 ///
-/// Separable: `ρ²` is a column term plus a row term, so there is no square root; the falloff is
-/// a 257-entry table over `ρ² ∈ 0…1` with linear interpolation. Cost: ~1 ns per pixel; creating
-/// the mask costs O(width).
+/// Separable: `ρ²` is a column term plus a row term, so there is no square root, and the falloff
+/// is plain arithmetic with ``SpatialMath/exp2(_:)`` (no look-ups), so a row vectorises. Cost
+/// (release, 2-core AVX-512 VM, one thread): 4000×3000 rows in ≈ 5 ms; creating the mask costs
+/// O(width).
 public struct VignetteMask: Sendable {
   public let amount: Float
   public let width: Int
   public let height: Int
   @usableFromInline let columnTerm: [Float]
-  @usableFromInline let table: [Float]
-  @usableFromInline static let entries = 257
 
   /// `amount` in −1…1 (clamped); `width × height` is the output being vignetted.
   public init(amount: Double, width: Int, height: Int) {
@@ -29,9 +28,6 @@ public struct VignetteMask: Sendable {
     self.width = width
     self.height = height
     columnTerm = (0..<width).map { x in VignetteMask.halfSquare(x, width) }
-    table = (0..<Self.entries).map { i in
-      VignetteMask.multiplier(radiusSquared: Float(i) / Float(Self.entries - 1), amount: a)
-    }
   }
 
   public var isNeutral: Bool { amount == 0 }
@@ -43,26 +39,15 @@ public struct VignetteMask: Sendable {
     return d * d * 0.5
   }
 
-  /// The falloff formula (see the type), in Float.
-  static func multiplier(radiusSquared r2: Float, amount: Float) -> Float {
-    if amount == 0 { return 1 }
-    let s = SpatialMath.smoothstep((r2 - 0.2) / 0.8)
-    return Float(Foundation.exp2(Double(-2 * amount * s)))
-  }
-
   /// Writes the multipliers of output row `y` into `row[0..<width]`.
   @inlinable
   public func fillRow(y: Int, into row: UnsafeMutablePointer<Float>) {
     let rowTerm = VignetteMask.halfSquare(y, height)
-    let scale = Float(Self.entries - 1)
+    let k = -2 * amount
     columnTerm.withUnsafeBufferPointer { c in
-      table.withUnsafeBufferPointer { t in
-        for x in 0..<width {
-          let pos = min((c[x] + rowTerm) * scale, scale - 0.001)
-          let i = SpatialMath.floorIndex(pos)
-          let f = pos - Float(i)
-          row[x] = t[i] + f * (t[i + 1] - t[i])
-        }
+      for x in 0..<width {
+        let t = min(max((c[x] + rowTerm - 0.2) * 1.25, 0), 1)
+        row[x] = SpatialMath.exp2(k * (t * t * (3 - 2 * t)))
       }
     }
   }
