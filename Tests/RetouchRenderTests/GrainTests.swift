@@ -51,13 +51,16 @@ import Testing
     let f = Self.field(g, height: 512)
     let values = f.flatMap { $0 }.map { Double($0) / Double(GrainField.fullStrength) }
     let mean = values.reduce(0, +) / Double(values.count)
-    let std = (values.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(values.count)).squareRoot()
+    let std = (values.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(values.count))
+      .squareRoot()
     #expect(abs(mean) < 0.01)
     #expect(abs(std - 1) < 0.01)
     // Neighbours are correlated (clumps of ~2 px), unlike white noise (≈ 0).
     var c = 0.0
     for y in 0..<512 { for x in 0..<511 { c += Double(f[y][x] * f[y][x + 1]) } }
-    let lag1 = c / Double(512 * 511) / (std * std * Double(GrainField.fullStrength * GrainField.fullStrength))
+    let lag1 =
+      c / Double(512 * 511)
+      / (std * std * Double(GrainField.fullStrength * GrainField.fullStrength))
     #expect(lag1 > 0.5, "lag-1 correlation \(lag1)")
   }
 

@@ -38,7 +38,11 @@ import Testing
       for i in 0..<300 {
         let b = -12 + Float(i) * 0.045
         for d: Float in [-3, -0.5, 0.2, 1.7] {
-          worst = max(worst, abs(c.gain(log2Luminance: b + d, base: b) / c.gainReference(log2Luminance: b + d, base: b) - 1))
+          worst = max(
+            worst,
+            abs(
+              c.gain(log2Luminance: b + d, base: b) / c.gainReference(log2Luminance: b + d, base: b)
+                - 1))
         }
       }
       #expect(worst < 1e-5)
@@ -57,7 +61,8 @@ import Testing
   /// Renders the local tone curve over an image through the guide (R, G, B multiplied in linear
   /// light) and returns per-pixel gains and the output's linear luminance.
   static func render(_ image: Image, _ curve: LocalToneCurve, guide: ToneGuide) -> [Float] {
-    let sampler = ToneGuide.Sampler(guide: guide, outputWidth: image.width, outputHeight: image.height)
+    let sampler = ToneGuide.Sampler(
+      guide: guide, outputWidth: image.width, outputHeight: image.height)
     let row = UnsafeMutablePointer<Float>.allocate(capacity: image.width)
     defer { row.deallocate() }
     var gains = [Float](repeating: 0, count: image.pixelCount)
@@ -126,7 +131,8 @@ import Testing
         blurred[y * guide.width + x] = s / n
       }
     }
-    let plain = ToneGuide(log2Luminance: blurred, width: guide.width, height: guide.height, factor: guide.factor)
+    let plain = ToneGuide(
+      log2Luminance: blurred, width: guide.width, height: guide.height, factor: guide.factor)
     // Use its (unsmoothed) luminance layer as the base.
     let sampler = ToneGuide.Sampler(guide: plain, outputWidth: 384, outputHeight: 256)
     let row = UnsafeMutablePointer<Float>.allocate(capacity: 384)

@@ -18,7 +18,9 @@ enum SpatialTest {
       for x in 0..<w {
         let (r, g, b) = fill(x, y)
         let i = (y * w + x) * n
-        for (c, v) in [r, g, b].enumerated() { values[i + c] = Int((min(max(v, 0), 1) * m).rounded()) }
+        for (c, v) in [r, g, b].enumerated() {
+          values[i + c] = Int((min(max(v, 0), 1) * m).rounded())
+        }
         if n == 4 { values[i + 3] = Int(m / 2) }
       }
     }
@@ -37,7 +39,8 @@ enum SpatialTest {
   }
 
   /// Count of differing components, the largest difference and where it is.
-  static func difference(_ a: Image, _ b: Image) -> (count: Int, max: Int, worst: (x: Int, y: Int)) {
+  static func difference(_ a: Image, _ b: Image) -> (count: Int, max: Int, worst: (x: Int, y: Int))
+  {
     precondition(a.width == b.width && a.height == b.height && a.format == b.format)
     var count = 0
     var worst = (0, (x: 0, y: 0))

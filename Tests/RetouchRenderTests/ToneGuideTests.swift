@@ -52,7 +52,8 @@ import Testing
     let image = Self.scene(80, 60, format: .rgb8, seed: 13)
     let guide = ToneGuide(image: image, maxLongEdge: 20)
     let cases: [(Int, Int, NormalizedRect)] = [
-      (80, 60, .full), (20, 15, .full), (33, 17, NormalizedRect(x: 0.25, y: 0.1, width: 0.5, height: 0.6)),
+      (80, 60, .full), (20, 15, .full),
+      (33, 17, NormalizedRect(x: 0.25, y: 0.1, width: 0.5, height: 0.6)),
     ]
     for (w, h, region) in cases {
       let sampler = ToneGuide.Sampler(guide: guide, outputWidth: w, outputHeight: h, region: region)
@@ -61,7 +62,9 @@ import Testing
       var worst: Float = 0
       for y in 0..<h {
         sampler.fillRow(y: y, layer: .clarity, into: row)
-        for x in 0..<w { worst = max(worst, abs(row[x] - sampler.valueReference(x: x, y: y, layer: .clarity))) }
+        for x in 0..<w {
+          worst = max(worst, abs(row[x] - sampler.valueReference(x: x, y: y, layer: .clarity)))
+        }
       }
       #expect(worst < 1e-4, "\(w)×\(h) \(region): worst \(worst)")
     }
@@ -71,8 +74,10 @@ import Testing
     // The guide of a half-size copy, sampled onto the same output grid, matches the full one.
     let full = Self.scene(256, 192, format: .rgb8, seed: 14)
     let half = SpatialTest.shrink(full, by: 2)
-    let a = ToneGuide.Sampler(guide: ToneGuide(image: full, maxLongEdge: 64), outputWidth: 64, outputHeight: 48)
-    let b = ToneGuide.Sampler(guide: ToneGuide(image: half, maxLongEdge: 64), outputWidth: 64, outputHeight: 48)
+    let a = ToneGuide.Sampler(
+      guide: ToneGuide(image: full, maxLongEdge: 64), outputWidth: 64, outputHeight: 48)
+    let b = ToneGuide.Sampler(
+      guide: ToneGuide(image: half, maxLongEdge: 64), outputWidth: 64, outputHeight: 48)
     let ra = UnsafeMutablePointer<Float>.allocate(capacity: 64)
     let rb = UnsafeMutablePointer<Float>.allocate(capacity: 64)
     defer {

@@ -26,7 +26,9 @@ import Testing
     let m = Self.rows(mask)
     var worst: Float = 0
     for y in 0..<height {
-      for x in 0..<width { worst = max(worst, abs(m[y][x] / mask.multiplierReference(x: x, y: y) - 1)) }
+      for x in 0..<width {
+        worst = max(worst, abs(m[y][x] / mask.multiplierReference(x: x, y: y) - 1))
+      }
     }
     // 257-entry table over ρ² with linear interpolation: 1e-4 relative.
     #expect(worst < 1e-4, "worst \(worst)")

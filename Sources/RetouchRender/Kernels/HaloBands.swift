@@ -100,8 +100,10 @@ enum HaloBands {
       ParallelBands.forEach(rows: bands.count, minimumBandHeight: perJob, threads: threads) { ids in
         var scratch = makeScratch()
         for b in ids {
-          let above = b > 0 ? UnsafeRawPointer(savedShared.pointer + (b - 1) * 2 * slot + slot) : nil
-          let below = b + 1 < bands.count
+          let above =
+            b > 0 ? UnsafeRawPointer(savedShared.pointer + (b - 1) * 2 * slot + slot) : nil
+          let below =
+            b + 1 < bands.count
             ? UnsafeRawPointer(savedShared.pointer + (b + 1) * 2 * slot) : nil
           body(
             &scratch,

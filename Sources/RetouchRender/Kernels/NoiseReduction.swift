@@ -24,8 +24,11 @@ import RetouchCore
 /// Windows replicate the image edges.
 ///
 /// Runs in place over row bands with halos `max(2r, rc)` (``HaloBands``), in parallel, with
-/// per-job scratch. Measured (release, 2-core AVX-512 VM, 4000×3000 8-bit RGB, r = 2, rc = 4,
-/// including the noise estimate): ≈ 105 ms on 2 threads, ≈ 200 ms on 1.
+/// per-thread scratch (9 Float planes of `bandHeight + 2·halo` rows: 5.8 MB at 4000 px wide).
+/// Measured (release, shared 2-core AVX-512 VM, 4000×3000 8-bit RGB, r = 2, rc = 4, σₙ given):
+/// 105–115 ms of CPU on one thread, plus ≈ 14 ms for ``estimateNoise(in:)`` when σₙ is not
+/// given; on 2 threads 120–145 ms wall while other builds held the second core (the work
+/// splits evenly, so about 60 ms on an idle machine is expected but was not observed).
 public struct NoiseReduction: Sendable, Hashable {
   /// 0…1 (clamped).
   public let amount: Float
@@ -80,7 +83,8 @@ public struct NoiseReduction: Sendable, Hashable {
         }
         let (a, b, c) = (rows, rows + w, rows + 2 * w)
         for x in 1..<(w - 1) {
-          let v = (a[x - 1] - 2 * a[x] + a[x + 1]) - 2 * (b[x - 1] - 2 * b[x] + b[x + 1])
+          let v =
+            (a[x - 1] - 2 * a[x] + a[x + 1]) - 2 * (b[x - 1] - 2 * b[x] + b[x + 1])
             + (c[x - 1] - 2 * c[x] + c[x + 1])
           let bin = SpatialMath.floorIndex(min(abs(v) * (Float(bins) / top), Float(bins - 1)))
           histogram[bin] += 1
@@ -207,7 +211,8 @@ public struct NoiseReduction: Sendable, Hashable {
     let cr = rr.indices.map { rr[$0] - y[$0] }
     func box(_ p: [Double], _ r: Int) -> [Double] {
       ReferencePixels.separable(
-        p, width: w, height: h, kernel: [Double](repeating: 1 / Double(2 * r + 1), count: 2 * r + 1))
+        p, width: w, height: h, kernel: [Double](repeating: 1 / Double(2 * r + 1), count: 2 * r + 1)
+      )
     }
     let r = lumaRadius
     let rc = chromaRadius
@@ -327,7 +332,9 @@ final class NoiseScratch {
     case 9:
       let (a, b, c, d, e) = (rows[0], rows[1], rows[2], rows[3], rows[4])
       let (f, g, h, i) = (rows[5], rows[6], rows[7], rows[8])
-      for x in 0..<w { out[x] = ((a[x] + b[x]) + (c[x] + d[x])) + ((e[x] + f[x]) + (g[x] + h[x])) + i[x] }
+      for x in 0..<w {
+        out[x] = ((a[x] + b[x]) + (c[x] + d[x])) + ((e[x] + f[x]) + (g[x] + h[x])) + i[x]
+      }
     default:
       out.update(from: rows[0], count: w)
       for k in 1..<count {

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
+
 /// The vignette as a per-pixel multiplier for an output of `width × height`, centred on it.
 ///
 /// The renderer applies it last, after cropping, as a multiplier of linear R, G, B, so it is
@@ -12,8 +14,8 @@
 ///
 /// Separable: `ρ²` is a column term plus a row term, so there is no square root, and the falloff
 /// is plain arithmetic with ``SpatialMath/exp2(_:)`` (no look-ups), so a row vectorises. Cost
-/// (release, 2-core AVX-512 VM, one thread): 4000×3000 rows in ≈ 5 ms; creating the mask costs
-/// O(width).
+/// (release, shared 2-core AVX-512 VM, one thread): 4000×3000 rows in ≈ 10 ms; creating the
+/// mask costs O(width).
 public struct VignetteMask: Sendable {
   public let amount: Float
   public let width: Int
@@ -61,5 +63,3 @@ public struct VignetteMask: Sendable {
     return Float(Foundation.exp2(-2 * Double(amount) * t * t * (3 - 2 * t)))
   }
 }
-
-import Foundation
