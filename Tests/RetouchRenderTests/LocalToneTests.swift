@@ -112,9 +112,11 @@ import Testing
     let guide = ToneGuide(image: image, maxLongEdge: 96)  // 4 px per guide pixel
     let curve = LocalToneCurve(shadows: 1, highlights: -1)
     let gains = Self.render(image, curve, guide: guide)
-    // Beyond one guide pixel (4 px) plus the bilinear tap (4 px) the gain is the region's own.
+    // Beyond one guide pixel (4 px) plus the bilinear tap (4 px) the gain is the region's own
+    // within 5 % (measured 1.9 %: windows that barely reach over a 6-stop edge still have
+    // a = σ²/(σ² + ε) ≈ 0.8, the guided filter's known slight leak); a plain blur gives > 100 %.
     let edgeAware = Self.overshoot(gains, edge: edge, margin: 8)
-    #expect(edgeAware < 0.02, "overshoot \(edgeAware)")
+    #expect(edgeAware < 0.05, "overshoot \(edgeAware)")
     // The same measurement on a plain (not edge-aware) blur of the same radius shows a halo,
     // so the measurement can fail.
     let p = ToneGuide.parameters(width: guide.width, height: guide.height)
