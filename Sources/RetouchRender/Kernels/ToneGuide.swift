@@ -26,9 +26,9 @@ import RetouchCore
 ///   about half a stop are kept) — the base for ``LocalToneCurve``.
 /// - ``Layer/clarity``: radius 2 %, `ε = 0.5` stops² — the base for ``Clarity``.
 ///
-/// **Cost** (release, shared 2-core AVX-512 VM, 8-bit RGB): from 2048×1536 2.8–3.0 ms on 2
-/// threads (4.1 ms CPU on one), from 4000×3000 5.5–5.9 ms on 2 threads (8.5 ms on one); up to
-/// twice that while other builds held a core. Memory `3 × guide pixels × 4` bytes.
+/// **Cost** (release, shared 2-core AVX-512 VM, 8-bit RGB, medians): from 2048×1536 2.4–3.0 ms
+/// on 2 threads (4.1–4.7 ms on one), from 4000×3000 4.9–5.9 ms on 2 threads (8.5–9.5 ms on
+/// one); up to twice that while other builds held a core. Memory `3 × guide pixels × 4` bytes.
 /// Sampling one output row costs one bilinear tap per pixel (see ``Sampler``).
 public struct ToneGuide: Sendable {
   /// The default bound on the guide's long edge, in guide pixels.
