@@ -10,6 +10,8 @@ struct CommandSpec {
     let help: String
     /// Whether the option may be given more than once.
     var repeatable = false
+    /// A one-letter alias (`-o`).
+    var short: Character? = nil
   }
 
   let name: String
@@ -38,7 +40,8 @@ struct CommandSpec {
   }
 
   private func optionLabel(_ o: Option) -> String {
-    o.value.map { "--\(o.name) \($0)" } ?? "--\(o.name)"
+    let long = o.value.map { "--\(o.name) \($0)" } ?? "--\(o.name)"
+    return o.short.map { "-\($0), " + long } ?? long
   }
 
   /// Parses `arguments` (after the subcommand name).
@@ -65,10 +68,14 @@ struct CommandSpec {
         parsed.wantsHelp = true
         continue
       }
-      guard arg.hasPrefix("--") else {
+      var key: String
+      if arg.hasPrefix("--") {
+        key = String(arg.dropFirst(2))
+      } else if arg.count == 2, let option = options.first(where: { $0.short == arg.last }) {
+        key = option.name
+      } else {
         throw CLIError.usage("unknown option '\(arg)' for 'retouch \(name)'; see 'retouch \(name) --help'.")
       }
-      var key = String(arg.dropFirst(2))
       var inlineValue: String?
       if let eq = key.firstIndex(of: "=") {
         inlineValue = String(key[key.index(after: eq)...])

@@ -20,7 +20,9 @@ protocol Subcommand {
 
 @main
 enum Retouch {
-  static let subcommands: [any Subcommand.Type] = [InfoCommand.self, ConvertCommand.self]
+  static let subcommands: [any Subcommand.Type] = [
+    InfoCommand.self, ConvertCommand.self, ApplyCommand.self, LooksCommand.self,
+  ]
 
   static var overview: String {
     var lines = [

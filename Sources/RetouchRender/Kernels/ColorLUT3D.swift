@@ -243,7 +243,7 @@ public struct ColorLUT3D: Sendable {
   /// values against the float path. 12 MP random RGB, one thread, same loaded VM: the float
   /// kernel with a six-way branch took ~136 ms, this one ~73 ms (≈ 70 instructions per pixel
   /// by callgrind, against ≈ 100 with bit-mask corner selection).
-  private func apply8(
+  func apply8(
     _ base: UnsafeMutableRawPointer, width: Int, rows: Range<Int>, channels: Int
   ) {
     let n = size
@@ -295,7 +295,7 @@ public struct ColorLUT3D: Sendable {
     }
   }
 
-  private func apply16(
+  func apply16(
     _ base: UnsafeMutableRawPointer, width: Int, rows: Range<Int>, channels: Int
   ) {
     let n = size

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchCore
+
+/// How a render runs.
+public struct RenderOptions: Sendable, Hashable {
+  /// Apply the vignette (an editor's crop screen may want it off).
+  public var includesVignette = true
+  /// Worker threads; `nil` uses every core.
+  public var threads: Int? = nil
+  /// Grid points per axis of the colour LUT (see ``ColorLUT3D``).
+  public var lutSize = 33
+  /// Seed of the film grain (the same seed gives the same grain).
+  public var grainSeed: UInt64 = 0
+
+  public init() {}
+}
+
+/// An ``EditConfig`` compiled for one image size and render scale: the few passes that render it.
+///
+/// Passes, each skipped when its settings are neutral:
+/// 1. **Geometry** — quarter turns, flips, crop and straighten as one affine warp
+///    (``GeometryTransform``); an exact copy for whole-pixel maps.
+/// 2. **Noise reduction**, then **sharpening**, in place over row bands with halos, on the
+///    display-encoded pixels, before any tone change (so noise is judged as the camera left it
+///    and sharpening is not amplified by a later contrast boost).
+/// 3. **One fused per-pixel pass** over row bands, each row processed start to finish while it
+///    is in cache: local tone and clarity (a linear-light gain from the edge-aware
+///    ``ToneGuide``, computed once on a small copy), then every global colour and tone setting
+///    and the look through one tetrahedral ``ColorLUT3D``, then the vignette (a linear-light
+///    multiplier centred on the cropped output) and film grain last.
+///
+/// The vignette is applied after every other edit but grain (which sits on the print), centred
+/// on the crop.
+///
+/// `renderScale` is the size of the input relative to the full-resolution photo (0.25 for a
+/// quarter-size preview): sharpening, noise reduction and grain work in export pixels, so a
+/// preview looks like the export shrunk.
+public struct RenderPlan: Sendable {
+  public let config: EditConfig
+  public let renderScale: Double
+  public let options: RenderOptions
+  /// The geometry pass, or nil when the plan renders colour and tone only.
+  public let geometry: GeometryTransform?
+  /// The size of the rendered image.
+  public let outputSize: PixelSize
+
+  /// Compiles `config` for an upright input of `sourceSize` pixels.
+  ///
+  /// - Parameters:
+  ///   - includesGeometry: false renders colour, tone and detail only (no crop, turns or
+  ///     straighten), as `Image.applyingEditConfig(_:renderScale:includesVignette:)` does.
+  public init(
+    _ config: EditConfig, sourceSize: PixelSize, renderScale: Double = 1, includesGeometry: Bool = true,
+    options: RenderOptions = RenderOptions()
+  ) {
+    self.config = config
+    self.renderScale = renderScale > 0 && renderScale.isFinite ? renderScale : 1
+    self.options = options
+    if includesGeometry {
+      let g = GeometryTransform(config: config, sourceSize: sourceSize)
+      geometry = g.isIdentity(for: sourceSize) ? nil : g
+      outputSize = g.outputSize
+    } else {
+      geometry = nil
+      outputSize = sourceSize
+    }
+  }
+
+  var vignetteAmount: Double { options.includesVignette ? config.value(of: .vignette) : 0 }
+
+  /// Renders `image` (which must be the plan's source size; 8 or 16-bit, RGB or RGBA; alpha kept).
+  ///
+  /// Synchronous, on the calling thread plus the worker threads. Memory: the output image plus,
+  /// when the caller keeps `image` alive, one copy of it; guides and tables are small.
+  public func render(_ image: Image) -> Image {
+    var img = geometry.map { image.warped(by: $0) } ?? image
+    let threads = options.threads
+    let nr = config.value(of: .noiseReduction)
+    if nr > 0 {
+      NoiseReduction(amount: min(nr, 1), renderScale: renderScale).apply(to: &img, threads: threads)
+    }
+    let sharp = config.value(of: .sharpness)
+    if sharp > 0 {
+      Sharpening(amount: min(sharp, 1), renderScale: renderScale).apply(to: &img, threads: threads)
+    }
+    let stages = PixelStages(
+      config: config, image: img, renderScale: renderScale, vignette: vignetteAmount, options: options)
+    if !stages.isEmpty { stages.run(on: &img, threads: threads) }
+    return img
+  }
+}
+
+/// The fused per-pixel pass: local tone and clarity, the colour LUT, vignette and grain, each
+/// row done start to finish while it is in cache.
+struct PixelStages: Sendable {
+  let localTone: LocalToneCurve?
+  let clarity: Clarity?
+  let toneSampler: ToneGuide.Sampler?
+  let exposureStops: Float
+  let lut: ColorLUT3D?
+  let vignette: VignetteMask?
+  let grain: GrainField?
+  let luma: (r: Float, g: Float, b: Float)
+
+  init(config: EditConfig, image: Image, renderScale: Double, vignette amount: Double, options: RenderOptions) {
+    let tone = LocalToneCurve(shadows: config.value(of: .shadows), highlights: config.value(of: .highlights))
+    let clarity = Clarity(amount: config.value(of: .clarity))
+    localTone = tone.isNeutral ? nil : tone
+    self.clarity = clarity.isNeutral ? nil : clarity
+    if localTone != nil || self.clarity != nil {
+      let guide = ToneGuide(image: image, threads: options.threads)
+      toneSampler = ToneGuide.Sampler(guide: guide, outputWidth: image.width, outputHeight: image.height)
+    } else {
+      toneSampler = nil
+    }
+    exposureStops = Float(config.value(of: .exposure))
+    let transform = ColorToneTransform(config, colorSpace: image.colorSpace)
+    lut = transform.isIdentity ? nil : ColorLUT3D(transform, size: options.lutSize, threads: options.threads)
+    let v = VignetteMask(amount: max(-1, min(1, amount)), width: image.width, height: image.height)
+    self.vignette = v.isNeutral ? nil : v
+    let g = GrainField(
+      amount: max(0, min(1, config.value(of: .grain))), renderScale: renderScale, outputWidth: image.width,
+      seed: options.grainSeed)
+    grain = g.isNeutral ? nil : g
+    luma = image.colorSpace.lumaWeights
+  }
+
+  var isEmpty: Bool { toneSampler == nil && lut == nil && vignette == nil && grain == nil }
+
+  func run(on image: inout Image, threads: Int?) {
+    let width = image.width, height = image.height
+    let channels = image.format.channelCount
+    let eight = image.format.bitDepth == 8
+    image.withUnsafeMutableBytes { raw in
+      let base = SendableRawPointer(raw.baseAddress!)
+      ParallelBands.forEach(rows: height, minimumBandHeight: 16, threads: threads) { rows in
+        // Per-band scratch: four float rows, allocated once per band.
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 4 * width)
+        defer { scratch.deallocate() }
+        let toneRow = scratch, clarityRow = scratch + width, vignetteRow = scratch + 2 * width
+        let grainRow = scratch + 3 * width
+        for y in rows {
+          let rowBytes = UnsafeMutableRawPointer(base.pointer) + y * width * channels * (eight ? 1 : 2)
+          if let sampler = toneSampler {
+            sampler.fillRow(y: y, layer: .tone, into: toneRow)
+            if clarity != nil { sampler.fillRow(y: y, layer: .clarity, into: clarityRow) }
+            if eight {
+              localGain(rowBytes.assumingMemoryBound(to: UInt8.self), width, channels, toneRow, clarityRow)
+            } else {
+              localGain(rowBytes.assumingMemoryBound(to: UInt16.self), width, channels, toneRow, clarityRow)
+            }
+          }
+          if let lut {
+            if eight {
+              lut.apply8(rowBytes, width: width, rows: 0..<1, channels: channels)
+            } else {
+              lut.apply16(rowBytes, width: width, rows: 0..<1, channels: channels)
+            }
+          }
+          if vignette != nil || grain != nil {
+            vignette?.fillRow(y: y, into: vignetteRow)
+            grain?.fillRow(y: y, into: grainRow)
+            let v = vignette == nil ? nil : vignetteRow
+            let g = grain == nil ? nil : grainRow
+            if eight {
+              finish(rowBytes.assumingMemoryBound(to: UInt8.self), width, channels, v, g)
+            } else {
+              finish(rowBytes.assumingMemoryBound(to: UInt16.self), width, channels, v, g)
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /// The local gain for one pixel in linear light: shadows/highlights from the tone base (moved
+  /// by the exposure the LUT applies afterwards, so they judge the exposed photo), times
+  /// clarity's midtone contrast.
+  @inline(__always)
+  func gain(_ r: Float, _ g: Float, _ b: Float, toneBase: Float, clarityBase: Float) -> Float {
+    var k: Float = 1
+    if let localTone { k = localTone.gain(base: toneBase + exposureStops) }
+    if let clarity {
+      let y = luma.r * r + luma.g * g + luma.b * b
+      k *= clarity.gain(log2Luminance: SpatialMath.log2(max(y, 1.0 / 4096)), base: clarityBase)
+    }
+    return k
+  }
+
+  /// Multiplies each pixel's linear R, G, B by its local gain (see ``gain(_:_:_:toneBase:clarityBase:)``).
+  func localGain<C: RenderComponent>(
+    _ row: UnsafeMutablePointer<C>, _ width: Int, _ channels: Int, _ tone: UnsafeMutablePointer<Float>,
+    _ clarityBase: UnsafeMutablePointer<Float>
+  ) {
+    C.decodeTable.withUnsafeBufferPointer { dec in
+      SRGBTables.encodeTable.withUnsafeBufferPointer { enc in
+        let d = dec.baseAddress!, e = enc.baseAddress!
+        var p = row
+        for x in 0..<width {
+          let r = d[p[0].index], g = d[p[1].index], b = d[p[2].index]
+          let k = gain(r, g, b, toneBase: tone[x], clarityBase: clarityBase[x])
+          p[0] = C(unit: SRGBTables.encodeClamped(r * k, table: e))
+          p[1] = C(unit: SRGBTables.encodeClamped(g * k, table: e))
+          p[2] = C(unit: SRGBTables.encodeClamped(b * k, table: e))
+          p += channels
+        }
+      }
+    }
+  }
+
+  /// Vignette (a linear-light multiplier) and grain (on encoded values).
+  func finish<C: RenderComponent>(
+    _ row: UnsafeMutablePointer<C>, _ width: Int, _ channels: Int, _ vignette: UnsafeMutablePointer<Float>?,
+    _ grain: UnsafeMutablePointer<Float>?
+  ) {
+    C.decodeTable.withUnsafeBufferPointer { dec in
+      SRGBTables.encodeTable.withUnsafeBufferPointer { enc in
+        let d = dec.baseAddress!, e = enc.baseAddress!
+        var p = row
+        for x in 0..<width {
+          for c in 0..<3 {
+            var v = vignette.map { SRGBTables.encodeClamped(d[p[c].index] * $0[x], table: e) } ?? p[c].unit
+            if let grain { v = GrainField.apply(v, noise: grain[x]) }
+            p[c] = C(unit: v)
+          }
+          p += channels
+        }
+      }
+    }
+  }
+}
+
+/// An 8- or 16-bit display-encoded component, as the fused pass reads and writes it.
+protocol RenderComponent {
+  /// Linear light for every code value.
+  static var decodeTable: [Float] { get }
+  /// The value rounded from an encoded `v` (clamped to 0…1 first; no trapping conversion).
+  init(unit v: Float)
+  /// The encoded value in 0…1.
+  var unit: Float { get }
+  var index: Int { get }
+}
+
+extension UInt8: RenderComponent {
+  static var decodeTable: [Float] { SRGBTables.decode8 }
+  @inline(__always) init(unit v: Float) {
+    self = UInt8(truncatingIfNeeded: SpatialMath.roundToUInt32(Swift.min(Swift.max(v, 0), 1) * 255))
+  }
+  @inline(__always) var unit: Float { Float(self) * (1 / 255) }
+  @inline(__always) var index: Int { Int(self) }
+}
+
+extension UInt16: RenderComponent {
+  static var decodeTable: [Float] { SRGBTables.decode16 }
+  @inline(__always) init(unit v: Float) {
+    self = UInt16(truncatingIfNeeded: SpatialMath.roundToUInt32(Swift.min(Swift.max(v, 0), 1) * 65535))
+  }
+  @inline(__always) var unit: Float { Float(self) * (1 / 65535) }
+  @inline(__always) var index: Int { Int(self) }
+}
+
+extension Image {
+  /// Colour, tone and detail of `config` (and its vignette, unless `includesVignette` is false)
+  /// at `renderScale`, without crop, straighten, turns or flips.
+  ///
+  /// `renderScale` is this image's size relative to the full-resolution photo (0.25 for a
+  /// quarter-size preview), so sharpening, noise reduction and grain look as they will in the
+  /// export.
+  public func applyingEditConfig(_ config: EditConfig, renderScale: Double = 1, includesVignette: Bool = true) -> Image {
+    var options = RenderOptions()
+    options.includesVignette = includesVignette
+    return RenderPlan(config, sourceSize: size, renderScale: renderScale, includesGeometry: false, options: options)
+      .render(self)
+  }
+
+  /// The full render of `config`: turns and flips, crop, straighten, then colour, tone and
+  /// detail, with the vignette last and centred on the crop. See ``RenderPlan``.
+  public func rendered(with config: EditConfig, renderScale: Double = 1, options: RenderOptions = RenderOptions()) -> Image {
+    RenderPlan(config, sourceSize: size, renderScale: renderScale, options: options).render(self)
+  }
+}

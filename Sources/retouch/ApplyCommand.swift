@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchCore
+import RetouchIO
+import RetouchRender
+
+/// `retouch apply IN -o OUT [edit options] [--quality Q] [--format FMT]`.
+enum ApplyCommand: Subcommand {
+  static let spec = CommandSpec(
+    name: "apply",
+    abstract: "Apply an edit (sliders, a look, crop, straighten, turns) and write the result.",
+    usage: "IN -o OUT [--set NAME=VALUE ...] [--look NAME[:S]] [--crop X,Y,W,H] [--straighten DEG] [--rotate 90|180|270] [--flip] [--config FILE] [--quality Q] [--format FMT]",
+    options: [.init(name: "output", value: "OUT", help: "Where to write the edited photo (required).", short: "o")]
+      + EditOptions.specs + [
+        .init(name: "quality", value: "Q", help: "JPEG/HEIC quality 1…100 (default 90)."),
+        .init(name: "format", value: "FMT", help: "jpeg, png or heic (default: from OUT's extension, else jpeg)."),
+        .init(name: "save-config", value: "FILE", help: "Also write the edit as JSON."),
+      ],
+    positionals: 1...1,
+    discussion: """
+      Examples:
+        retouch apply IMG.jpg -o out.jpg --set exposure=0.3 --set contrast=0.2 --look noir:0.8
+        retouch apply IMG.jpg -o out.jpg --crop 0.1,0.1,0.8,0.8 --straighten 2.5 --rotate 90
+        retouch apply IMG.jpg -o out.jpg --config edit.json
+      Settings and their ranges: 'retouch looks'. The original is never modified.
+      """)
+
+  static func run(_ arguments: ParsedArguments) throws(CLIError) -> Int32 {
+    let input = URL(fileURLWithPath: arguments.positionals[0])
+    guard let outPath = arguments.value("output") else {
+      throw CLIError.usage("'retouch apply' needs an output: -o OUT.")
+    }
+    let output = URL(fileURLWithPath: outPath)
+    let format = try ConvertCommand.outputFormat(arguments.value("format"), for: output)
+    var encodeOptions = EncodeOptions()
+    encodeOptions.quality = try arguments.int("quality", in: 1...100) ?? 90
+    let config = try EditOptions.config(from: arguments)
+    try ConvertCommand.refuseOverwriting(input, with: output)
+
+    let decoded: DecodedImage
+    do {
+      decoded = try ImageDecoder().decode(input)
+    } catch {
+      throw CLIError(error)
+    }
+    for warning in decoded.warnings { Terminal.error("warning: \(warning)") }
+    let edited = decoded.image.rendered(with: config)
+    do {
+      try ImageEncoder(options: encodeOptions).write(edited, as: format, metadata: decoded.metadata, to: output)
+    } catch {
+      throw CLIError(error)
+    }
+    if let path = arguments.value("save-config") {
+      do {
+        try config.jsonData(pretty: true).write(to: URL(fileURLWithPath: path), options: .atomic)
+      } catch {
+        throw CLIError(code: .cantCreate, message: "\(path): unwritable output: \(error.localizedDescription)")
+      }
+    }
+    return 0
+  }
+}
