@@ -38,16 +38,10 @@ enum ApplyCommand: Subcommand {
     let config = try EditOptions.config(from: arguments)
     try ConvertCommand.refuseOverwriting(input, with: output)
 
-    let decoded: DecodedImage
+    let (image, metadata) = try load(input)
+    let edited = (consume image).rendered(with: config)
     do {
-      decoded = try ImageDecoder().decode(input)
-    } catch {
-      throw CLIError(error)
-    }
-    for warning in decoded.warnings { Terminal.error("warning: \(warning)") }
-    let edited = decoded.image.rendered(with: config)
-    do {
-      try ImageEncoder(options: encodeOptions).write(edited, as: format, metadata: decoded.metadata, to: output)
+      try ImageEncoder(options: encodeOptions).write(edited, as: format, metadata: metadata, to: output)
     } catch {
       throw CLIError(error)
     }
@@ -59,5 +53,16 @@ enum ApplyCommand: Subcommand {
       }
     }
     return 0
+  }
+
+  /// Decodes and splits the result, so the image's storage has one owner and renders in place.
+  static func load(_ input: URL) throws(CLIError) -> (Image, PhotoMetadata) {
+    do {
+      let decoded = try ImageDecoder().decode(input)
+      for warning in decoded.warnings { Terminal.error("warning: \(warning)") }
+      return (decoded.image, decoded.metadata)
+    } catch {
+      throw CLIError(error)
+    }
   }
 }

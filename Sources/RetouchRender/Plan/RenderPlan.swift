@@ -74,8 +74,15 @@ public struct RenderPlan: Sendable {
   ///
   /// Synchronous, on the calling thread plus the worker threads. Memory: the output image plus,
   /// when the caller keeps `image` alive, one copy of it; guides and tables are small.
-  public func render(_ image: Image) -> Image {
-    var img = geometry.map { image.warped(by: $0) } ?? image
+  public func render(_ image: consuming Image) -> Image {
+    // `consuming`: when the caller passes its last reference, the pixels are edited in place
+    // instead of copied (12 MP: saves 36 MB and ~10 ms).
+    var img: Image
+    if let geometry {
+      img = image.warped(by: geometry)
+    } else {
+      img = consume image
+    }
     let threads = options.threads
     let nr = config.value(of: .noiseReduction)
     if nr > 0 {
@@ -120,10 +127,11 @@ struct PixelStages: Sendable {
     lut = transform.isIdentity ? nil : ColorLUT3D(transform, size: options.lutSize, threads: options.threads)
     let v = VignetteMask(amount: max(-1, min(1, amount)), width: image.width, height: image.height)
     self.vignette = v.isNeutral ? nil : v
-    let g = GrainField(
-      amount: max(0, min(1, config.value(of: .grain))), renderScale: renderScale, outputWidth: image.width,
-      seed: options.grainSeed)
-    grain = g.isNeutral ? nil : g
+    let grainAmount = max(0, min(1, config.value(of: .grain)))
+    grain =
+      grainAmount == 0
+      ? nil
+      : GrainField(amount: grainAmount, renderScale: renderScale, outputWidth: image.width, seed: options.grainSeed)
     luma = image.colorSpace.lumaWeights
   }
 
@@ -268,16 +276,22 @@ extension Image {
   /// `renderScale` is this image's size relative to the full-resolution photo (0.25 for a
   /// quarter-size preview), so sharpening, noise reduction and grain look as they will in the
   /// export.
-  public func applyingEditConfig(_ config: EditConfig, renderScale: Double = 1, includesVignette: Bool = true) -> Image {
+  public consuming func applyingEditConfig(
+    _ config: EditConfig, renderScale: Double = 1, includesVignette: Bool = true
+  ) -> Image {
     var options = RenderOptions()
     options.includesVignette = includesVignette
-    return RenderPlan(config, sourceSize: size, renderScale: renderScale, includesGeometry: false, options: options)
-      .render(self)
+    let plan = RenderPlan(
+      config, sourceSize: size, renderScale: renderScale, includesGeometry: false, options: options)
+    return plan.render(consume self)
   }
 
   /// The full render of `config`: turns and flips, crop, straighten, then colour, tone and
   /// detail, with the vignette last and centred on the crop. See ``RenderPlan``.
-  public func rendered(with config: EditConfig, renderScale: Double = 1, options: RenderOptions = RenderOptions()) -> Image {
-    RenderPlan(config, sourceSize: size, renderScale: renderScale, options: options).render(self)
+  public consuming func rendered(
+    with config: EditConfig, renderScale: Double = 1, options: RenderOptions = RenderOptions()
+  ) -> Image {
+    let plan = RenderPlan(config, sourceSize: size, renderScale: renderScale, options: options)
+    return plan.render(consume self)
   }
 }
