@@ -69,7 +69,7 @@ let package = Package(
       dependencies: ["RetouchCore", "RetouchTestSupport"]),
     .testTarget(
       name: "RetouchRenderTests",
-      dependencies: ["RetouchRender", "RetouchCore", "RetouchTestSupport"]),
+      dependencies: ["RetouchRender", "RetouchCore", "RetouchIO", "RetouchTestSupport"]),
     .testTarget(
       name: "RetouchIOTests",
       dependencies: ["RetouchIO", "RetouchCore", "RetouchTestSupport", "CRetouchShims"],

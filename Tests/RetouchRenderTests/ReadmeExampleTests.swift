@@ -3,6 +3,7 @@
 import Foundation
 import RetouchCore
 import RetouchIO
+import RetouchRender
 import Testing
 
 /// Runs the README's Swift example, so it keeps compiling and working.
@@ -19,26 +20,26 @@ struct ReadmeExampleTests {
 
     // --- begin README example (paths as in the README; output moved to a temporary folder) ---
     // Decode any JPEG, PNG or HEIC: upright, colour-managed, with its metadata.
-    let photo = try ImageDecoder().decode(URL(fileURLWithPath: "Samples/rocket.jpg"))
+    let photo = try ImageDecoder().decode(URL(fileURLWithPath: "Samples/picos-de-europa.jpg"))
     print(photo.format, photo.image.size, photo.metadata.colorProfile?.description ?? "sRGB")
 
-    // A 1080-px preview: shrink on load, then Lanczos-3.
-    var fast = DecodeOptions()
-    fast.minimumLongEdge = 1080
-    let preview = try ImageDecoder(options: fast).decode(URL(fileURLWithPath: "Samples/picos-de-europa.jpg"))
-    let small = preview.image.resized(toFitLongEdge: 1080)
+    // One value describes the whole edit; the renderer compiles it into a few fast passes.
+    let edit = EditConfig(
+      properties: [.exposure: 0.3, .contrast: 0.2, .shadows: 0.4, .vignette: 0.3],
+      crop: NormalizedRect(x: 0.05, y: 0, width: 0.9, height: 1), look: LookSelection(.chrome, strength: 0.6))
+    let edited = photo.image.rendered(with: edit)
 
     // Write it with the original's metadata, corrected for the new pixels.
     var options = EncodeOptions()
     options.quality = 85
-    try ImageEncoder(options: options).write(
-      small, as: .jpeg, metadata: preview.metadata, to: out.appendingPathComponent("preview.jpg"))
+    try ImageEncoder(options: options).write(edited, as: .jpeg, metadata: photo.metadata, to: out.appendingPathComponent("edited.jpg"))
+    print(String(decoding: edit.jsonData(), as: UTF8.self))  // the edit as stable, versioned JSON
     // --- end README example ---
 
-    #expect(photo.metadata.colorProfile?.description == "Adobe RGB (1998)")
-    #expect(photo.image.colorSpace == .displayP3)
-    #expect(small.size == PixelSize(width: 1080, height: 810))
-    let written = try ImageDecoder().decode(out.appendingPathComponent("preview.jpg"))
-    #expect(written.image.size == PixelSize(width: 1080, height: 810))
+    #expect(photo.image.size == PixelSize(width: 1600, height: 1200))
+    #expect(edited.size == PixelSize(width: 1440, height: 1200))
+    let written = try ImageDecoder().decode(out.appendingPathComponent("edited.jpg"))
+    #expect(written.image.size == PixelSize(width: 1440, height: 1200))
+    #expect(try EditConfig(json: edit.jsonData()) == edit)
   }
 }
