@@ -9,6 +9,7 @@ let package = Package(
     .library(name: "RetouchCore", targets: ["RetouchCore"]),
     .library(name: "RetouchIO", targets: ["RetouchIO"]),
     .library(name: "RetouchRender", targets: ["RetouchRender"]),
+    .library(name: "RetouchEditor", targets: ["RetouchEditor"]),
     .executable(name: "retouch", targets: ["retouch"]),
     .executable(name: "retouch-bench", targets: ["retouch-bench"]),
   ],
@@ -49,14 +50,19 @@ let package = Package(
       dependencies: ["RetouchCore", "CRetouchShims", "CHeif", "CLCMS2", "CExif", "CPNG"],
       swiftSettings: optimized),
 
+    .target(
+      name: "RetouchEditor",
+      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender"],
+      swiftSettings: optimized),
+
     // MARK: Executables
     .executableTarget(
       name: "retouch",
-      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender"],
+      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor"],
       swiftSettings: optimized),
     .executableTarget(
       name: "retouch-bench",
-      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender"],
+      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor"],
       swiftSettings: optimized),
 
     // MARK: Tests
@@ -74,6 +80,9 @@ let package = Package(
       name: "RetouchIOTests",
       dependencies: ["RetouchIO", "RetouchCore", "RetouchTestSupport", "CRetouchShims"],
       resources: [.copy("Fixtures")]),
+    .testTarget(
+      name: "RetouchEditorTests",
+      dependencies: ["RetouchEditor", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport"]),
     .testTarget(
       name: "retouchCLITests",
       dependencies: ["retouch", "RetouchTestSupport"]),

@@ -2,6 +2,7 @@
 
 import Foundation
 import RetouchCore
+import RetouchEditor
 import RetouchIO
 import RetouchRender
 
@@ -38,12 +39,16 @@ enum ApplyCommand: Subcommand {
     let config = try EditOptions.config(from: arguments)
     try ConvertCommand.refuseOverwriting(input, with: output)
 
-    let (image, metadata) = try load(input)
-    let edited = (consume image).rendered(with: config)
-    do {
-      try ImageEncoder(options: encodeOptions).write(edited, as: format, metadata: metadata, to: output)
-    } catch {
-      throw CLIError(error)
+    if format == .jpeg, try streamJPEG(input, to: output, config: config, options: encodeOptions) {
+      // Decoded, edited and encoded in one overlapped pass.
+    } else {
+      let (image, metadata) = try load(input)
+      let edited = (consume image).rendered(with: config)
+      do {
+        try ImageEncoder(options: encodeOptions).write(edited, as: format, metadata: metadata, to: output)
+      } catch {
+        throw CLIError(error)
+      }
     }
     if let path = arguments.value("save-config") {
       do {
@@ -53,6 +58,35 @@ enum ApplyCommand: Subcommand {
       }
     }
     return 0
+  }
+
+  /// The overlapped JPEG → edit → JPEG path; false when the job cannot stream (see
+  /// `JPEGEditPipeline`), and the caller takes the plain path.
+  static func streamJPEG(_ input: URL, to output: URL, config: EditConfig, options: EncodeOptions) throws(CLIError) -> Bool {
+    let data: Data
+    do {
+      data = try ImageDecoder.readFile(input)
+    } catch {
+      throw CLIError(error)
+    }
+    let result: JPEGEditPipeline.Output?
+    do {
+      result = try JPEGEditPipeline.render(data, source: input.lastPathComponent, config: config, encodeOptions: options)
+    } catch let error as ImageDecodingError {
+      throw CLIError(error)
+    } catch let error as ImageEncodingError {
+      throw CLIError(error)
+    } catch {
+      throw CLIError(code: .software, message: "\(error)")
+    }
+    guard let result else { return false }
+    for warning in result.warnings { Terminal.error("warning: \(warning)") }
+    do {
+      try result.data.write(to: output, options: .atomic)
+    } catch {
+      throw CLIError(code: .cantCreate, message: "\(output.lastPathComponent): unwritable output: \(error.localizedDescription)")
+    }
+    return true
   }
 
   /// Decodes and splits the result, so the image's storage has one owner and renders in place.

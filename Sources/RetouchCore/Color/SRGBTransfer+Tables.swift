@@ -21,7 +21,8 @@ public enum SRGBTables {
   public static let unit8: [Float] = (0..<256).map { Float(Double($0) / 255) }
 
   /// Bit pattern of 2⁻⁹, the first table knot of ``encodeTable``.
-  @usableFromInline static let encodeBase: UInt32 = Float(1.0 / 512.0).bitPattern
+  /// (A literal, not a stored `let`: a lazy global would cost an accessor call in hot loops.)
+  @inlinable public static var encodeBase: UInt32 { 0x3B00_0000 }
 
   /// Knots of the encode table: 9 octaves × 512 entries (+2 so `idx + 1` is always in range).
   public static let encodeTable: [Float] = {
@@ -33,7 +34,7 @@ public enum SRGBTables {
   }()
 
   /// Bit pattern of 2⁻⁵, the first knot of ``decodeTable``.
-  @usableFromInline static let decodeBase: UInt32 = Float(1.0 / 32.0).bitPattern
+  @inlinable public static var decodeBase: UInt32 { 0x3D00_0000 }
 
   /// Knots of the float decode table: 5 octaves (2⁻⁵…1) × 512 entries (+2).
   public static let decodeTable: [Float] = {

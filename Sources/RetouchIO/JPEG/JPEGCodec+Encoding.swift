@@ -104,7 +104,7 @@ extension JPEGCodec {
     return try compressor.finish()
   }
 
-  private static func startCompressor(
+  static func startCompressor(
     width: Int, height: Int, layout: JPEGSampleLayout, options: EncodeOptions,
     blocks: MetadataBlocks, restartInterval: Int
   ) throws(ImageEncodingError) -> JPEGCompressor {

@@ -37,15 +37,22 @@ enum ExportMetadata {
   static func blocks(for image: Image, from metadata: PhotoMetadata?, software: String)
     -> MetadataBlocks
   {
+    blocks(size: image.size, colorSpace: image.colorSpace, from: metadata, software: software)
+  }
+
+  /// ``blocks(for:from:software:)`` for an image described by its size and colour space (for
+  /// encoders that receive rows, not an ``Image``).
+  static func blocks(size: PixelSize, colorSpace: ColorSpace, from metadata: PhotoMetadata?, software: String)
+    -> MetadataBlocks
+  {
     var out = MetadataBlocks()
-    let size = image.size
     let rewritten = metadata?.blocks.exif.flatMap {
-      rewrittenEXIF($0, size: size, colorSpace: image.colorSpace, software: software)
+      rewrittenEXIF($0, size: size, colorSpace: colorSpace, software: software)
     }
     let exif =
       rewritten
       ?? typedEXIF(
-        metadata ?? PhotoMetadata(), size: size, colorSpace: image.colorSpace, software: software)
+        metadata ?? PhotoMetadata(), size: size, colorSpace: colorSpace, software: software)
     out.exif = Data(exif)
     if let xmp = metadata?.blocks.xmp, !xmp.isEmpty {
       out.xmp = XMPPacket(xmp).replacingIntegers([
@@ -54,7 +61,7 @@ enum ExportMetadata {
         .tiff("ImageWidth"): size.width, .tiff("ImageLength"): size.height,
       ])
     }
-    let icc = ICCProfiles.data(for: image.colorSpace)
+    let icc = ICCProfiles.data(for: colorSpace)
     out.iccProfile = icc.isEmpty ? nil : icc
     return out
   }

@@ -56,52 +56,66 @@ public struct Sharpening: Sendable, Hashable {
   /// the result. No-op when ``isNeutral``.
   public func apply(to image: inout Image, threads: Int? = nil, bandHeight: Int = 64) {
     guard !isNeutral else { return }
-    let k = kernel
-    let r = k.count / 2
+    let r = haloRows
     let w = image.width
     let weights = image.colorSpace.lumaWeights
-    let gain = amount * 3
-    let tau = Self.threshold
     let maxValue = Float(image.format.maxValue)
     let rowsPerBand = max(bandHeight, 1)
+    let k = kernel
     HaloBands.run(
       &image, halo: r, bandHeight: rowsPerBand, threads: threads,
       makeScratch: { SharpenScratch(width: w, radius: r) },
       body: { scratch, band in
-        let n = band.rows.count + 2 * r
-        scratch.reserve(rows: n)
-        let top = band.rows.lowerBound - r
-        let luma = scratch.luma
-        let blurred = scratch.horizontal
-        let pad = scratch.pad
-        let row = scratch.row
-        let taps = scratch.taps
-        k.withUnsafeBufferPointer { kp in
-          // Luma and horizontal blur of every window row.
-          for i in 0..<n {
-            let y = luma + i * w
-            PixelRows.loadLuma(
-              band.source(row: top + i), format: band.format, width: w, weights: weights, into: y)
-            PixelRows.pad(y, width: w, radius: r, into: pad)
-            for j in 0..<kp.count { taps[j] = pad + j }
-            Sharpening.convolve(kp, rows: taps, width: w, into: blurred + i * w)
-          }
-          // Vertical blur, gate and write, one band row at a time.
-          for y in band.rows {
-            let i = y - top
-            for j in 0..<kp.count { taps[j] = blurred + (i - r + j) * w }
-            Sharpening.convolve(kp, rows: taps, width: w, into: row)
-            let yrow = luma + i * w
-            let delta = scratch.delta
-            for x in 0..<w {
-              let d = yrow[x] - row[x]
-              let g = SpatialMath.smoothstep((abs(d) - tau) / tau)
-              delta[x] = SpatialMath.roundToInt32(gain * g * d * maxValue)
-            }
-            Sharpening.addDelta(delta, to: band.destination(row: y), format: band.format, width: w)
-          }
-        }
+        self.sharpen(band, kernel: k, scratch: &scratch, lumaWeights: weights, maxValue: maxValue)
       })
+  }
+
+  /// Rows above and below a band that sharpening reads.
+  var haloRows: Int { kernel.count / 2 }
+
+  /// Sharpens the rows of one band in place (the unit both ``apply(to:threads:bandHeight:)`` and
+  /// streaming renders schedule).
+  func sharpen(
+    _ band: HaloBands.Band, kernel k: [Float], scratch: inout SharpenScratch,
+    lumaWeights weights: (r: Float, g: Float, b: Float), maxValue: Float
+  ) {
+    let r = k.count / 2
+    let w = band.width
+    let gain = amount * 3
+    let tau = Self.threshold
+    let n = band.rows.count + 2 * r
+    scratch.reserve(rows: n)
+    let top = band.rows.lowerBound - r
+    let luma = scratch.luma
+    let blurred = scratch.horizontal
+    let pad = scratch.pad
+    let row = scratch.row
+    let taps = scratch.taps
+    k.withUnsafeBufferPointer { kp in
+      // Luma and horizontal blur of every window row.
+      for i in 0..<n {
+        let y = luma + i * w
+        PixelRows.loadLuma(
+          band.source(row: top + i), format: band.format, width: w, weights: weights, into: y)
+        PixelRows.pad(y, width: w, radius: r, into: pad)
+        for j in 0..<kp.count { taps[j] = pad + j }
+        Sharpening.convolve(kp, rows: taps, width: w, into: blurred + i * w)
+      }
+      // Vertical blur, gate and write, one band row at a time.
+      for y in band.rows {
+        let i = y - top
+        for j in 0..<kp.count { taps[j] = blurred + (i - r + j) * w }
+        Sharpening.convolve(kp, rows: taps, width: w, into: row)
+        let yrow = luma + i * w
+        let delta = scratch.delta
+        for x in 0..<w {
+          let d = yrow[x] - row[x]
+          let g = SpatialMath.smoothstep((abs(d) - tau) / tau)
+          delta[x] = SpatialMath.roundToInt32(gain * g * d * maxValue)
+        }
+        Sharpening.addDelta(delta, to: band.destination(row: y), format: band.format, width: w)
+      }
+    }
   }
 
   /// `out[x] = Σ_j k[j] · rows[j][x]`, accumulating in registers for the common 3- and 7-tap

@@ -93,7 +93,8 @@ public struct RenderPlan: Sendable {
       Sharpening(amount: min(sharp, 1), renderScale: renderScale).apply(to: &img, threads: threads)
     }
     let stages = PixelStages(
-      config: config, image: img, renderScale: renderScale, vignette: vignetteAmount, options: options)
+      config: config, width: img.width, height: img.height, colorSpace: img.colorSpace, guideSource: img,
+      renderScale: renderScale, vignette: vignetteAmount, options: options)
     if !stages.isEmpty { stages.run(on: &img, threads: threads) }
     return img
   }
@@ -103,6 +104,11 @@ public struct RenderPlan: Sendable {
 /// row done start to finish while it is in cache.
 struct PixelStages: Sendable {
   let localTone: LocalToneCurve?
+  /// ``LocalToneCurve/gain(base:)`` tabulated over `toneTableRange` stops (the curve is smooth:
+  /// linear interpolation between 4096 knots stays within 1e-5 of it), so a pixel costs a lerp
+  /// instead of three smoothsteps and an exp2.
+  let toneGainTable: [Float]
+  static let toneTableRange: ClosedRange<Float> = -16...4
   let clarity: Clarity?
   let toneSampler: ToneGuide.Sampler?
   let exposureStops: Float
@@ -111,28 +117,39 @@ struct PixelStages: Sendable {
   let grain: GrainField?
   let luma: (r: Float, g: Float, b: Float)
 
-  init(config: EditConfig, image: Image, renderScale: Double, vignette amount: Double, options: RenderOptions) {
+  /// - Parameter guideSource: the image the tone guide is built from when local tone or clarity
+  ///   is set: the image being rendered, or any smaller copy of it (a streaming render uses a
+  ///   DCT-scaled decode); the guide maps by unit coordinates, so only the framing must match.
+  init(
+    config: EditConfig, width: Int, height: Int, colorSpace: ColorSpace, guideSource: Image?,
+    renderScale: Double, vignette amount: Double, options: RenderOptions
+  ) {
     let tone = LocalToneCurve(shadows: config.value(of: .shadows), highlights: config.value(of: .highlights))
     let clarity = Clarity(amount: config.value(of: .clarity))
     localTone = tone.isNeutral ? nil : tone
+    let range = Self.toneTableRange
+    toneGainTable =
+      tone.isNeutral
+      ? []
+      : (0..<4096).map { i in tone.gain(base: range.lowerBound + Float(i) * (range.upperBound - range.lowerBound) / 4095) }
     self.clarity = clarity.isNeutral ? nil : clarity
-    if localTone != nil || self.clarity != nil {
-      let guide = ToneGuide(image: image, threads: options.threads)
-      toneSampler = ToneGuide.Sampler(guide: guide, outputWidth: image.width, outputHeight: image.height)
+    if localTone != nil || self.clarity != nil, let guideSource {
+      let guide = ToneGuide(image: guideSource, threads: options.threads)
+      toneSampler = ToneGuide.Sampler(guide: guide, outputWidth: width, outputHeight: height)
     } else {
       toneSampler = nil
     }
     exposureStops = Float(config.value(of: .exposure))
-    let transform = ColorToneTransform(config, colorSpace: image.colorSpace)
+    let transform = ColorToneTransform(config, colorSpace: colorSpace)
     lut = transform.isIdentity ? nil : ColorLUT3D(transform, size: options.lutSize, threads: options.threads)
-    let v = VignetteMask(amount: max(-1, min(1, amount)), width: image.width, height: image.height)
+    let v = VignetteMask(amount: max(-1, min(1, amount)), width: width, height: height)
     self.vignette = v.isNeutral ? nil : v
     let grainAmount = max(0, min(1, config.value(of: .grain)))
     grain =
       grainAmount == 0
       ? nil
-      : GrainField(amount: grainAmount, renderScale: renderScale, outputWidth: image.width, seed: options.grainSeed)
-    luma = image.colorSpace.lumaWeights
+      : GrainField(amount: grainAmount, renderScale: renderScale, outputWidth: width, seed: options.grainSeed)
+    luma = colorSpace.lumaWeights
   }
 
   var isEmpty: Bool { toneSampler == nil && lut == nil && vignette == nil && grain == nil }
@@ -144,41 +161,56 @@ struct PixelStages: Sendable {
     image.withUnsafeMutableBytes { raw in
       let base = SendableRawPointer(raw.baseAddress!)
       ParallelBands.forEach(rows: height, minimumBandHeight: 16, threads: threads) { rows in
-        // Per-band scratch: four float rows, allocated once per band.
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 4 * width)
-        defer { scratch.deallocate() }
-        let toneRow = scratch, clarityRow = scratch + width, vignetteRow = scratch + 2 * width
-        let grainRow = scratch + 3 * width
+        let scratch = RowScratch(width: width)
         for y in rows {
-          let rowBytes = UnsafeMutableRawPointer(base.pointer) + y * width * channels * (eight ? 1 : 2)
-          if let sampler = toneSampler {
-            sampler.fillRow(y: y, layer: .tone, into: toneRow)
-            if clarity != nil { sampler.fillRow(y: y, layer: .clarity, into: clarityRow) }
-            if eight {
-              localGain(rowBytes.assumingMemoryBound(to: UInt8.self), width, channels, toneRow, clarityRow)
-            } else {
-              localGain(rowBytes.assumingMemoryBound(to: UInt16.self), width, channels, toneRow, clarityRow)
-            }
-          }
-          if let lut {
-            if eight {
-              lut.apply8(rowBytes, width: width, rows: 0..<1, channels: channels)
-            } else {
-              lut.apply16(rowBytes, width: width, rows: 0..<1, channels: channels)
-            }
-          }
-          if vignette != nil || grain != nil {
-            vignette?.fillRow(y: y, into: vignetteRow)
-            grain?.fillRow(y: y, into: grainRow)
-            let v = vignette == nil ? nil : vignetteRow
-            let g = grain == nil ? nil : grainRow
-            if eight {
-              finish(rowBytes.assumingMemoryBound(to: UInt8.self), width, channels, v, g)
-            } else {
-              finish(rowBytes.assumingMemoryBound(to: UInt16.self), width, channels, v, g)
-            }
-          }
+          let row = base.pointer + y * width * channels * (eight ? 1 : 2)
+          processRow(y, row, width: width, channels: channels, eightBit: eight, scratch: scratch)
         }
+      }
+    }
+  }
+
+  /// Four float rows of scratch, made once per band (never per row).
+  final class RowScratch {
+    let tone, clarity, vignette, grain: UnsafeMutablePointer<Float>
+    private let block: UnsafeMutablePointer<Float>
+    init(width: Int) {
+      block = UnsafeMutablePointer<Float>.allocate(capacity: 4 * width)
+      (tone, clarity, vignette, grain) = (block, block + width, block + 2 * width, block + 3 * width)
+    }
+    deinit { block.deallocate() }
+  }
+
+  /// Runs every per-pixel stage on output row `y` (at `row`, packed 8- or 16-bit), in place.
+  func processRow(
+    _ y: Int, _ row: UnsafeMutableRawPointer, width: Int, channels: Int, eightBit eight: Bool,
+    scratch: RowScratch
+  ) {
+    if let sampler = toneSampler {
+      sampler.fillRow(y: y, layer: .tone, into: scratch.tone)
+      if clarity != nil { sampler.fillRow(y: y, layer: .clarity, into: scratch.clarity) }
+      if eight {
+        localGain(row.assumingMemoryBound(to: UInt8.self), width, channels, scratch.tone, scratch.clarity)
+      } else {
+        localGain(row.assumingMemoryBound(to: UInt16.self), width, channels, scratch.tone, scratch.clarity)
+      }
+    }
+    if let lut {
+      if eight {
+        lut.apply8(row, width: width, rows: 0..<1, channels: channels)
+      } else {
+        lut.apply16(row, width: width, rows: 0..<1, channels: channels)
+      }
+    }
+    if vignette != nil || grain != nil {
+      vignette?.fillRow(y: y, into: scratch.vignette)
+      grain?.fillRow(y: y, into: scratch.grain)
+      let v = vignette == nil ? nil : scratch.vignette
+      let g = grain == nil ? nil : scratch.grain
+      if eight {
+        finish(row.assumingMemoryBound(to: UInt8.self), width, channels, v, g)
+      } else {
+        finish(row.assumingMemoryBound(to: UInt16.self), width, channels, v, g)
       }
     }
   }
@@ -187,9 +219,17 @@ struct PixelStages: Sendable {
   /// by the exposure the LUT applies afterwards, so they judge the exposed photo), times
   /// clarity's midtone contrast.
   @inline(__always)
-  func gain(_ r: Float, _ g: Float, _ b: Float, toneBase: Float, clarityBase: Float) -> Float {
+  func gain(
+    _ r: Float, _ g: Float, _ b: Float, toneBase: Float, clarityBase: Float, toneTable: UnsafePointer<Float>?
+  ) -> Float {
     var k: Float = 1
-    if let localTone { k = localTone.gain(base: toneBase + exposureStops) }
+    if let toneTable {
+      let range = Self.toneTableRange
+      let t = min(max((toneBase + exposureStops - range.lowerBound) * (4095 / (range.upperBound - range.lowerBound)), 0), 4094.999)
+      let i = Int(truncatingIfNeeded: Int32(t))
+      let a = toneTable[i]
+      k = a + (t - Float(i)) * (toneTable[i + 1] - a)
+    }
     if let clarity {
       let y = luma.r * r + luma.g * g + luma.b * b
       k *= clarity.gain(log2Luminance: SpatialMath.log2(max(y, 1.0 / 4096)), base: clarityBase)
@@ -204,15 +244,20 @@ struct PixelStages: Sendable {
   ) {
     C.decodeTable.withUnsafeBufferPointer { dec in
       SRGBTables.encodeTable.withUnsafeBufferPointer { enc in
-        let d = dec.baseAddress!, e = enc.baseAddress!
-        var p = row
-        for x in 0..<width {
-          let r = d[p[0].index], g = d[p[1].index], b = d[p[2].index]
-          let k = gain(r, g, b, toneBase: tone[x], clarityBase: clarityBase[x])
-          p[0] = C(unit: SRGBTables.encodeClamped(r * k, table: e))
-          p[1] = C(unit: SRGBTables.encodeClamped(g * k, table: e))
-          p[2] = C(unit: SRGBTables.encodeClamped(b * k, table: e))
-          p += channels
+        Self.linearToCode8.withUnsafeBufferPointer { code8 in
+          toneGainTable.withUnsafeBufferPointer { toneTable in
+            let d = dec.baseAddress!, e = enc.baseAddress!, c8 = code8.baseAddress!
+            let tt = toneTable.isEmpty ? nil : toneTable.baseAddress
+            var p = row
+            for x in 0..<width {
+              let r = d[p[0].index], g = d[p[1].index], b = d[p[2].index]
+              let k = gain(r, g, b, toneBase: tone[x], clarityBase: clarityBase[x], toneTable: tt)
+              p[0] = C(linear: r * k, encodeTable: e, code8: c8)
+              p[1] = C(linear: g * k, encodeTable: e, code8: c8)
+              p[2] = C(linear: b * k, encodeTable: e, code8: c8)
+              p += channels
+            }
+          }
         }
       }
     }
@@ -225,23 +270,45 @@ struct PixelStages: Sendable {
   ) {
     C.decodeTable.withUnsafeBufferPointer { dec in
       SRGBTables.encodeTable.withUnsafeBufferPointer { enc in
-        let d = dec.baseAddress!, e = enc.baseAddress!
-        var p = row
-        for x in 0..<width {
-          for c in 0..<3 {
-            var v = vignette.map { SRGBTables.encodeClamped(d[p[c].index] * $0[x], table: e) } ?? p[c].unit
-            if let grain { v = GrainField.apply(v, noise: grain[x]) }
-            p[c] = C(unit: v)
+        Self.linearToCode8.withUnsafeBufferPointer { code8 in
+          let d = dec.baseAddress!, e = enc.baseAddress!, c8 = code8.baseAddress!
+          var p = row
+          if let vignette, grain == nil {
+            // The common case: one multiply in linear light and one table look-up per component.
+            for x in 0..<width {
+              let m = vignette[x]
+              for c in 0..<3 { p[c] = C(linear: d[p[c].index] * m, encodeTable: e, code8: c8) }
+              p += channels
+            }
+            return
           }
-          p += channels
+          for x in 0..<width {
+            for c in 0..<3 {
+              var v = vignette.map { SRGBTables.encodeClamped(d[p[c].index] * $0[x], table: e) } ?? p[c].unit
+              if let grain { v = GrainField.apply(v, noise: grain[x]) }
+              p[c] = C(unit: v)
+            }
+            p += channels
+          }
         }
       }
     }
   }
 }
 
+extension PixelStages {
+  /// Linear light in 0…1 → 8-bit code, in 16384 steps: one look-up instead of an interpolated
+  /// encode and a rounding. Steps are 6.1e-5 of linear light, at most 0.2 code values where
+  /// the curve is steepest (near black).
+  static let linearToCode8: [UInt8] = (0..<16384).map { i in
+    UInt8((SRGBTables.encodeExact(Double(i) / 16383) * 255).rounded())
+  }
+}
+
 /// An 8- or 16-bit display-encoded component, as the fused pass reads and writes it.
 protocol RenderComponent {
+  /// The code for linear light `l` (clamped to 0…1).
+  init(linear l: Float, encodeTable: UnsafePointer<Float>, code8: UnsafePointer<UInt8>)
   /// Linear light for every code value.
   static var decodeTable: [Float] { get }
   /// The value rounded from an encoded `v` (clamped to 0…1 first; no trapping conversion).
@@ -253,6 +320,10 @@ protocol RenderComponent {
 
 extension UInt8: RenderComponent {
   static var decodeTable: [Float] { SRGBTables.decode8 }
+  @inline(__always) init(linear l: Float, encodeTable: UnsafePointer<Float>, code8: UnsafePointer<UInt8>) {
+    let t = Swift.min(Swift.max(l, 0), 1) * 16383
+    self = code8[Int(truncatingIfNeeded: SpatialMath.roundToUInt32(t))]
+  }
   @inline(__always) init(unit v: Float) {
     self = UInt8(truncatingIfNeeded: SpatialMath.roundToUInt32(Swift.min(Swift.max(v, 0), 1) * 255))
   }
@@ -262,6 +333,9 @@ extension UInt8: RenderComponent {
 
 extension UInt16: RenderComponent {
   static var decodeTable: [Float] { SRGBTables.decode16 }
+  @inline(__always) init(linear l: Float, encodeTable: UnsafePointer<Float>, code8: UnsafePointer<UInt8>) {
+    self.init(unit: SRGBTables.encodeClamped(l, table: encodeTable))
+  }
   @inline(__always) init(unit v: Float) {
     self = UInt16(truncatingIfNeeded: SpatialMath.roundToUInt32(Swift.min(Swift.max(v, 0), 1) * 65535))
   }

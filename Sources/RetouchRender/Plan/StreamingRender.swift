@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import RetouchCore
+
+/// Renders an edit band by band, top to bottom, into an 8-bit RGB buffer whose lower rows may
+/// still be arriving: the unit of a decode → edit → encode pipeline that overlaps the three.
+///
+/// Produces exactly what ``RenderPlan`` produces for the same config, except that the tone
+/// guide comes from `guideSource` (a small copy of the photo, e.g. a DCT-scaled decode)
+/// rather than from the full image. Streams only edits without geometry and without noise
+/// reduction (``canStream(_:)``); others go through ``RenderPlan``.
+///
+/// Not thread-safe: one thread calls ``render(rows:in:)`` with consecutive bands.
+public final class StreamingRender {
+  public let width: Int
+  public let height: Int
+  /// Rows below a band that must hold original (decoded, not yet rendered) pixels when the band
+  /// is rendered.
+  public let haloRows: Int
+
+  private let stages: PixelStages
+  private let sharpening: Sharpening?
+  private let sharpenKernel: [Float]
+  private let sharpenScratch: SharpenScratch?
+  private let rowScratch: PixelStages.RowScratch
+  private let lumaWeights: (r: Float, g: Float, b: Float)
+  /// The last `haloRows` rows of the previous band as they were before it was rendered.
+  private var savedAbove: UnsafeMutableRawPointer
+  private var savedNext: UnsafeMutableRawPointer
+  private var nextRow = 0
+
+  /// Whether `config` can be rendered as a stream (no crop, turns, straighten or noise
+  /// reduction: those need rows out of order or a second pass).
+  public static func canStream(_ config: EditConfig) -> Bool {
+    config.crop.isFull && config.editRotation == .original && config.straightenDegrees == 0
+      && config.value(of: .noiseReduction) == 0
+  }
+
+  /// - Parameters:
+  ///   - guideSource: a small upright copy of the same photo, used for local tone and clarity
+  ///     (ignored when neither is set).
+  public init(
+    _ config: EditConfig, width: Int, height: Int, colorSpace: ColorSpace, guideSource: Image?,
+    renderScale: Double = 1, options: RenderOptions = RenderOptions()
+  ) {
+    precondition(Self.canStream(config), "this edit cannot be streamed; use RenderPlan")
+    self.width = width
+    self.height = height
+    let vignette = options.includesVignette ? config.value(of: .vignette) : 0
+    stages = PixelStages(
+      config: config, width: width, height: height, colorSpace: colorSpace, guideSource: guideSource,
+      renderScale: renderScale, vignette: vignette, options: options)
+    let amount = min(config.value(of: .sharpness), 1)
+    let s = amount > 0 ? Sharpening(amount: amount, renderScale: renderScale) : nil
+    sharpening = s
+    sharpenKernel = s?.kernel ?? []
+    haloRows = s?.haloRows ?? 0
+    sharpenScratch = s.map { SharpenScratch(width: width, radius: $0.haloRows) }
+    rowScratch = PixelStages.RowScratch(width: width)
+    lumaWeights = colorSpace.lumaWeights
+    let slot = max(1, haloRows * width * 3)
+    savedAbove = UnsafeMutableRawPointer.allocate(byteCount: slot, alignment: 64)
+    savedNext = UnsafeMutableRawPointer.allocate(byteCount: slot, alignment: 64)
+  }
+
+  deinit {
+    savedAbove.deallocate()
+    savedNext.deallocate()
+  }
+
+  /// Renders `rows` of the packed 8-bit RGB buffer `base` (`width × height`) in place.
+  ///
+  /// Bands must come in order without gaps, starting at row 0. Rows
+  /// `rows.upperBound ..< rows.upperBound + haloRows` (clamped to the image) must already hold
+  /// their original pixels.
+  public func render(rows: Range<Int>, in base: UnsafeMutablePointer<UInt8>) {
+    precondition(rows.lowerBound == nextRow, "bands must be consecutive")
+    guard !rows.isEmpty else { return }
+    let bpr = width * 3
+    let raw = UnsafeMutableRawPointer(base)
+    if let sharpening, sharpenScratch != nil {
+      let halo = haloRows
+      // Keep this band's last rows as they are now, for the next band's upper halo.
+      let keep = min(halo, rows.count)
+      if keep > 0 {
+        savedNext.copyMemory(from: raw + (rows.upperBound - keep) * bpr, byteCount: keep * bpr)
+      }
+      let band = HaloBands.Band(
+        rows: rows, halo: halo, width: width, height: height, format: .rgb8, bytesPerRow: bpr, image: raw,
+        above: rows.lowerBound > 0 ? UnsafeRawPointer(savedAbove) : nil,
+        below: rows.upperBound < height ? UnsafeRawPointer(raw + rows.upperBound * bpr) : nil)
+      var scratch = sharpenScratch!
+      sharpening.sharpen(
+        band, kernel: sharpenKernel, scratch: &scratch, lumaWeights: lumaWeights, maxValue: 255)
+      swap(&savedAbove, &savedNext)
+      precondition(keep == halo || rows.upperBound == height, "bands must be at least haloRows tall")
+    }
+    for y in rows {
+      stages.processRow(y, raw + y * bpr, width: width, channels: 3, eightBit: true, scratch: rowScratch)
+    }
+    nextRow = rows.upperBound
+  }
+}
