@@ -76,7 +76,7 @@ let package = Package(
       resources: [.copy("Fixtures")]),
     .testTarget(
       name: "retouchCLITests",
-      dependencies: ["retouch", "RetouchTestSupport"]),
+      dependencies: ["retouch", "RetouchRender", "RetouchTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )
