@@ -85,7 +85,7 @@ let package = Package(
       dependencies: ["RetouchEditor", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport"]),
     .testTarget(
       name: "retouchCLITests",
-      dependencies: ["retouch", "RetouchTestSupport"]),
+      dependencies: ["retouch", "RetouchRender", "RetouchTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -48,7 +48,7 @@ public struct DecodeOptions: Sendable, Hashable {
 
 /// A decoded photo: upright pixels (unless asked otherwise) and the file's metadata.
 public struct DecodedImage: Sendable {
-  /// The pixels, in ``RetouchCore/Image/colorSpace``.
+  /// The pixels, in `Image.colorSpace`.
   public var image: Image
   /// The container format the bytes were sniffed as.
   public var format: ImageFormat

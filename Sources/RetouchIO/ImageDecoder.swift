@@ -3,7 +3,7 @@
 import Foundation
 import RetouchCore
 
-/// Decodes JPEG, PNG and HEIF photos into upright, colour-managed ``RetouchCore/Image``s.
+/// Decodes JPEG, PNG and HEIF photos into upright, colour-managed `RetouchCore` `Image`s.
 ///
 /// The format is sniffed from the bytes, never from the file name. Decoding is synchronous and
 /// uses the calling thread (plus the codec's own threads, for HEVC). Safe to use from any thread.

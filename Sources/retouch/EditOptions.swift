@@ -49,8 +49,13 @@ enum EditOptions {
     }
     var crop = config.crop
     if let raw = arguments.value("crop") {
-      let v = raw.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-      guard v.count == 4 else { throw CLIError.usage("'--crop' takes X,Y,W,H (four numbers in 0…1), got '\(raw)'.") }
+      // Every field must be a number: dropping the ones that are not would let "0.1,x,0.5,0.5,0.5"
+      // through as a different crop.
+      let fields = raw.split(separator: ",", omittingEmptySubsequences: false)
+      let v = fields.compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+      guard fields.count == 4, v.count == 4 else {
+        throw CLIError.usage("'--crop' takes X,Y,W,H (four numbers in 0…1), got '\(raw)'.")
+      }
       crop = NormalizedRect(x: v[0], y: v[1], width: v[2], height: v[3])
     }
     var rotation = config.editRotation

@@ -25,10 +25,18 @@ public enum CLIRunner {
   }()
 
   /// Runs `retouch` with `arguments` and waits for it.
-  public static func run(_ arguments: [String], stdin: Data? = nil) throws -> Result {
+  ///
+  /// - Parameter environment: variables set for the child on top of this process's own
+  ///   environment (e.g. `["RETOUCH_LANG": "zh-Hans"]`).
+  public static func run(
+    _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]
+  ) throws -> Result {
     let process = Process()
     process.executableURL = binary
     process.arguments = arguments
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out

@@ -5,7 +5,7 @@
 /// Accuracy (measured against the `Double` formula over every code value and a dense sweep):
 /// - ``decode8``: exact to `Float` rounding (each entry is the `Double` result rounded once).
 /// - ``decode16``: the same, 65,536 entries (256 KB, built on first use, ~2 ms).
-/// - ``encodeClamped(_:)``: inputs are clamped to `0...1`. Below 2⁻⁹ it uses the exact linear
+/// - ``encodeClamped(_:table:)``: inputs are clamped to `0...1`. Below 2⁻⁹ it uses the exact linear
 ///   segment; from 2⁻⁹ up it
 ///   interpolates linearly in a table with 512 entries per octave indexed by the float's exponent
 ///   and top 9 mantissa bits (4,610 entries, 18 KB). The interpolation error bound is

@@ -4,7 +4,7 @@
 ///
 /// Rows are tightly packed (`bytesPerRow == width × format.bytesPerPixel`), top row first.
 /// Copies share storage until one of them is mutated. The pixels are display-referred values in
-/// ``colorSpace``; images from ``RetouchIO`` decoders are upright unless asked otherwise.
+/// ``colorSpace``; images from `RetouchIO` decoders are upright unless asked otherwise.
 public struct Image: Sendable {
   public let width: Int
   public let height: Int

@@ -11,7 +11,7 @@ public struct PhotoMetadata: Sendable, Hashable, Codable {
   /// Stored pixel size of the full-resolution image (before orientation).
   public var pixelSize: PixelSize?
   /// How the stored pixels must be turned to display upright (TIFF tag 0x0112; else XMP
-  /// `tiff:Orientation`). Values outside 1...8 read as ``ImageOrientation/up`` with a warning.
+  /// `tiff:Orientation`). Values outside 1...8 read as `ImageOrientation.up` with a warning.
   public var orientation: ImageOrientation = .up
   /// The colour profile the file declares.
   public var colorProfile: ColorProfileInfo?

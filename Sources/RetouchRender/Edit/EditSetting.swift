@@ -6,7 +6,7 @@ import RetouchCore
 /// A setting as an editor shows it: a slider with a localized name, a symbol, a range and a step.
 ///
 /// Units: exposure in stops (EV, +1 doubles the light), straighten in degrees (clockwise
-/// positive), aspect ratio as the index into ``EditAspectRatio/allCases``; every other slider is
+/// positive), aspect ratio as the index into `EditAspectRatio.allCases`; every other slider is
 /// unitless in −1…1 (or 0…1 for one-way effects), where ±1 is the strongest the renderer does.
 public struct EditSetting: Sendable, Hashable, Identifiable {
   public let type: EditSettingType
@@ -28,7 +28,7 @@ public struct EditSetting: Sendable, Hashable, Identifiable {
   /// The change config that moves this slider by `value` (relative to the edit so far), tagged
   /// with the setting as its action so an editor can merge consecutive moves.
   ///
-  /// For ``EditSettingType/aspectRatio`` the value is an index into ``EditAspectRatio/allCases``.
+  /// For ``EditSettingType/aspectRatio`` the value is an index into `EditAspectRatio.allCases`.
   public func change(by value: Double) -> EditConfig {
     if type == .aspectRatio {
       let cases = EditAspectRatio.allCases

@@ -197,7 +197,7 @@ public struct ColorLUT3D: Sendable {
   // MARK: Whole images
 
   /// Applies the table to every pixel of `image` in place, in parallel row bands; alpha is
-  /// kept. Works on all four ``RetouchCore/PixelFormat``s; output is rounded to nearest.
+  /// kept. Works on all four `PixelFormat`s; output is rounded to nearest.
   ///
   /// The result does not depend on `threads` or `minimumBandHeight` (pixels are independent).
   /// Cost: one pass over the pixels, no allocation beyond un-sharing the image's storage.

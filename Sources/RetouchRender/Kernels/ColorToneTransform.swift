@@ -6,7 +6,7 @@ import RetouchCore
 /// independently of where the pixel is.
 ///
 /// Input and output are display-encoded values in `0...1` of the image's working space
-/// (``RetouchCore/ColorSpace``: sRGB or Display P3 primaries, both with the sRGB transfer
+/// (`ColorSpace`: sRGB or Display P3 primaries, both with the sRGB transfer
 /// curve). Inputs outside `0...1` are clamped; the output is clamped to `0...1`.
 ///
 /// Stages, in this order (each is skipped when its sliders are 0):
@@ -41,7 +41,7 @@ import RetouchCore
 ///      `a = 0.8·contrast` (positive) or `0.6·contrast` (negative): slope `1 + a` at the pivot.
 ///      Maps 0→0 and 1→1 and is monotonic, so nothing new clips; negative values flatten.
 /// 3. **Colour** on encoded values, with luma `Y' = wR·R' + wG·G' + wB·B'` from the working
-///    space's ``RetouchCore/ColorSpace/lumaWeights``. Every chroma scale `f > 1` is
+///    space's `ColorSpace.lumaWeights`. Every chroma scale `f > 1` is
 ///    gamut-limited: with `m` the largest factor that keeps all channels in `0...1`,
 ///    the applied factor is `1 + e·h/(e + h)` for `e = f − 1`, `h = m − 1`, so it approaches the
 ///    gamut edge without clipping.

@@ -77,7 +77,7 @@ struct GrainTexture: Sendable {
 /// averaged over each output pixel's footprint when rendering below full size.
 ///
 /// Output pixel `x` at render scale `s` covers export pixels `[x/s, (x+1)/s)`. The noise is read
-/// from the ``GrainTexture`` mip chain at level `ℓ = log2(1/s)` (trilinear: bilinear within the
+/// from the `GrainTexture` mip chain at level `ℓ = log2(1/s)` (trilinear: bilinear within the
 /// two nearest levels, blended), so at `s = 2^-k` the preview's grain is exactly the export's
 /// grain box-shrunk by `2^k`. The seed shifts the tile by a multiple of 64 export pixels (64
 /// placements), which keeps that exactness for every `s ≥ 1/64`. Deterministic: the same seed,

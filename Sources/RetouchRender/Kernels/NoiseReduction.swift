@@ -23,7 +23,7 @@ import RetouchCore
 /// measures the preview itself, so the strength adapts the way the shrunk export's noise does.
 /// Windows replicate the image edges.
 ///
-/// Runs in place over row bands with halos `max(2r, rc)` (``HaloBands``), in parallel, with
+/// Runs in place over row bands with halos `max(2r, rc)` (`HaloBands`), in parallel, with
 /// per-thread scratch (9 Float planes of `bandHeight + 2·halo` rows: 5.8 MB at 4000 px wide).
 /// Measured (release, shared 2-core AVX-512 VM, 4000×3000 8-bit RGB, r = 2, rc = 4, σₙ given,
 /// medians): 69–72 ms on 2 threads, 110–135 ms on 1, plus 14–20 ms (one thread) for

@@ -16,7 +16,7 @@ import RetouchCore
 /// so the effect fades the way it does when the sharpened export is shrunk. From σ = 0.8 the
 /// kernel is a sampled Gaussian of radius `⌈3σ⌉`, normalised.
 ///
-/// Runs in place over row bands with halos (``HaloBands``), in parallel, with per-job scratch.
+/// Runs in place over row bands with halos (`HaloBands`), in parallel, with per-job scratch.
 /// Measured (release, shared 2-core AVX-512 VM, 4000×3000 8-bit RGB, σ = 1, 7-tap kernel,
 /// medians of 7): 16–22 ms on 2 threads, 29–37 ms on 1; up to 2× more while other builds held a
 /// core. The C 3×3 sharpen reference in PLATFORM-NOTES is 33 ms on 2 threads.

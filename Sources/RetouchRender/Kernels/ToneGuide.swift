@@ -9,7 +9,7 @@ import RetouchCore
 /// **Build.** The source image is box-averaged by an integer factor `f = ⌈longEdge / maxLongEdge⌉`
 /// (default long edge ≤ 384 px, so a 4000×3000 photo gives 364×273 and a 2048×1536 preview
 /// 342×256; blocks of 4 px or more are sampled on every second row and column). The average is taken of *linear* relative luminance `Y = w·decode(RGB)` (the
-/// colour space's ``ColorSpace/lumaWeights`` and the sRGB transfer curve), because a box average
+/// colour space's `ColorSpace.lumaWeights` and the sRGB transfer curve), because a box average
 /// of linear light is what a smaller render of the same photo shows; each block's mean is then
 /// moved to **log2 space** (stops, `log2(max(Y, 2^-12))`). Everything after that works in stops:
 /// an edge's strength is its contrast ratio, independent of exposure.
