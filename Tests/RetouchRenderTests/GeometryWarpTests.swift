@@ -91,3 +91,16 @@ struct GeometryWarpTests {
     }
   }
 }
+
+@Suite("NormalizedRect pixel rectangles")
+struct NormalizedRectPixelTests {
+  @Test func floatingPointNoiseDoesNotWidenACrop() {
+    let r = NormalizedRect(x: 0.1, y: 0.2, width: 0.3, height: 0.4).pixelRect(width: 600, height: 450)
+    #expect(r.x == 60 && r.y == 90 && r.width == 180 && r.height == 180)
+  }
+
+  @Test func partialPixelsRoundOutwards() {
+    let r = NormalizedRect(x: 0.101, y: 0, width: 0.5, height: 0.333).pixelRect(width: 100, height: 100)
+    #expect(r.x == 10 && r.width == 51 && r.height == 34)
+  }
+}

@@ -71,15 +71,13 @@ struct ApplyCommandTests {
 
   @Test func cropIsNotWidenedByRoundingNoise() throws {
     // The crop's rows are 0.2 × 450 = 90 to 0.6 × 450 = 270, but in Double 0.2 + 0.4 is
-    // 0.6000000000000001, its product with 450 is 270.00000000000006, and
-    // `NormalizedRect.pixelRect` rounds that outwards to 271.
+    // 0.6000000000000001 and its product with 450 is 270.00000000000006: rounded outwards as it
+    // is, that gave 271 rows.
     let (r, out) = try Self.apply(["--crop", "0.1,0.2,0.3,0.4"])
     #expect(r.exitCode == 0, "\(r.stderr)")
     let file = try decodedFile(out)
     #expect(file.width == 180)
-    withKnownIssue("pixelRect rounds floating-point noise outwards: 180×181") {
-      #expect(file.height == 180)
-    }
+    #expect(file.height == 180)
   }
 
   @Test func turnsApplyToTheUprightPhoto() throws {

@@ -37,10 +37,15 @@ public struct NormalizedRect: Sendable, Hashable, Codable, CustomStringConvertib
   /// The pixel rectangle for an image of `width × height`, rounded outwards to whole pixels and
   /// clamped to the image; at least 1×1.
   public func pixelRect(width w: Int, height h: Int) -> (x: Int, y: Int, width: Int, height: Int) {
-    let x0 = max(0, min(w - 1, Int((x * Double(w)).rounded(.down))))
-    let y0 = max(0, min(h - 1, Int((y * Double(h)).rounded(.down))))
-    let x1 = max(x0 + 1, min(w, Int((maxX * Double(w)).rounded(.up))))
-    let y1 = max(y0 + 1, min(h, Int((maxY * Double(h)).rounded(.up))))
+    // Edges within 1e-6 px of a whole pixel snap to it, so 0.1 + 0.5 (= 0.6000000000000001)
+    // of 450 rows is row 270, not 271.
+    let eps = 1e-6
+    func down(_ v: Double) -> Int { v.isFinite ? Int(max(-1, min(Double(Int32.max), (v + eps).rounded(.down)))) : 0 }
+    func up(_ v: Double) -> Int { v.isFinite ? Int(max(-1, min(Double(Int32.max), (v - eps).rounded(.up)))) : 0 }
+    let x0 = max(0, min(w - 1, down(x * Double(w))))
+    let y0 = max(0, min(h - 1, down(y * Double(h))))
+    let x1 = max(x0 + 1, min(w, up(maxX * Double(w))))
+    let y1 = max(y0 + 1, min(h, up(maxY * Double(h))))
     return (x0, y0, x1 - x0, y1 - y0)
   }
 
