@@ -54,8 +54,8 @@ enum RenderBench {
     if let rss = endToEnd.first(where: { $0.name == applyName })?.peakRSS, rss > 0 {
       print(
         String(
-          format: "retouch apply peak RSS: %.1f MB = %.2f× the 8-bit RGB image (%.1f MB); goal ≤ 3×",
-          Double(rss) / 1e6, Double(rss) / Double(rgbBytes), Double(rgbBytes) / 1e6))
+          format: "retouch apply peak RSS: %.1f MB (%.1f MiB) = %.2f× the 8-bit RGB image (%.1f MB); goal ≤ 3×",
+          Double(rss) / 1e6, Double(rss) / 1_048_576, Double(rss) / Double(rgbBytes), Double(rgbBytes) / 1e6))
     } else {
       print("retouch apply peak RSS: unknown (/usr/bin/time missing)")
     }
@@ -172,7 +172,7 @@ enum RenderBench {
     }
     let cores = retouchThreads
     func label(_ r: PeerRow) -> String {
-      "\(r.name) [thr \(r.threads == "def" ? "default = \(cores)" : r.threads)]"
+      "\(r.name) [thr \(r.threads == "def" ? "default = \(cores)" : r.threads), load \(r.foreignLoad)]"
     }
     var table: [BenchResult] = []
     for r in ours where r.name == applyName || r.name == inMemoryName || r.name == pipeName {
@@ -193,8 +193,8 @@ enum RenderBench {
         Threads: Retouch \(cores); OpenCV: CV_THREADS=1 → cv2.setNumThreads(1), 'default' = OpenCV's own \
         (all \(cores) cores); libvips: VIPS_CONCURRENCY=1 or default (\(cores)); Pillow 1.
         The peers' chain has no local tone (highlights/shadows): ours does that work too.
-        Ratios to the fastest peer edit. Foreign load per peer row (cores busy with other work): \
-        \(edits.map { $0.foreignLoad }.joined(separator: ", ")).
+        load = peers.sh's median foreign load during the row's runs (cores busy with other work). Ratios \
+        to the fastest peer edit.
         """)
     let fastestMS = median(fastest.times) * 1000
     func ourMedian(_ name: String) -> Double? { ours.first { $0.name == name }?.samples.median }
