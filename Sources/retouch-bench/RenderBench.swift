@@ -24,7 +24,8 @@ enum RenderBench {
   /// The C reference's version of the edit: the peers' gains (R 1.06, G 1.00, B 0.93 on top of
   /// the exposure), an S-curve, saturation ×1.2 and the vignette's strength.
   static let referenceEdit = rbref_edit(
-    exposure_stops: 0.14, white_balance: (1.06, 1.00, 0.93), contrast: 0.3, saturation: 1.2, vignette: 0.35)
+    exposure_stops: 0.14, white_balance: (1.06, 1.00, 0.93), contrast: 0.3, saturation: 1.2,
+    vignette: 0.35)
 
   static let previewLongEdge = 2048
   static var retouchThreads: Int { ProcessInfo.processInfo.activeProcessorCount }
@@ -35,9 +36,15 @@ enum RenderBench {
     let decoded = try ImageDecoder().decode(data)
     let full = decoded.image
     let rgbBytes = full.byteCount
-    print("\n# render: \(url.lastPathComponent), \(full.size) \(full.format.bitDepth)-bit, \(data.count / 1024) KB")
+    print(
+      "\n# render: \(url.lastPathComponent), \(full.size) \(full.format.bitDepth)-bit, "
+        + "\(data.count / 1024) KB"
+    )
     print("cpu: \(cpuModel()); load average at start: \(loadAverage())")
-    print("Retouch threads: \(retouchThreads) (ProcessInfo.activeProcessorCount; every stage parallel over row bands)")
+    print(
+      "Retouch threads: \(retouchThreads) (ProcessInfo.activeProcessorCount; every stage parallel "
+        + "over row bands)"
+    )
     print("typical edit: \(describe(typical))")
     print("colour-only edit: \(describe(colorOnly))")
 
@@ -45,7 +52,10 @@ enum RenderBench {
     if options.peers {
       peers(url: url, ours: endToEnd, options: options)
     } else {
-      print("\npeers (OpenCV, libvips, Pillow doing the same chain): not run; add --peers (a few minutes).")
+      print(
+        "\npeers (OpenCV, libvips, Pillow doing the same chain): not run; add --peers "
+          + "(a few minutes)."
+      )
     }
     try preview(data: data, fullSize: full.size, runs: max(30, options.runs * 5))
     reference12MP(full, runs: options.runs)
@@ -54,8 +64,11 @@ enum RenderBench {
     if let rss = endToEnd.first(where: { $0.name == applyName })?.peakRSS, rss > 0 {
       print(
         String(
-          format: "retouch apply peak RSS: %.1f MB (%.1f MiB) = %.2f× the 8-bit RGB image (%.1f MB); goal ≤ 3×",
-          Double(rss) / 1e6, Double(rss) / 1_048_576, Double(rss) / Double(rgbBytes), Double(rgbBytes) / 1e6))
+          format:
+            "retouch apply peak RSS: %.1f MB (%.1f MiB) = %.2f× the 8-bit RGB image (%.1f MB); "
+            + "goal ≤ 3×",
+          Double(rss) / 1e6, Double(rss) / 1_048_576, Double(rss) / Double(rgbBytes),
+          Double(rgbBytes) / 1e6))
     } else {
       print("retouch apply peak RSS: unknown (/usr/bin/time missing)")
     }
@@ -69,11 +82,15 @@ enum RenderBench {
   static let tjbenchName = "tjbench decompress+compress q90"
   static let pipeName = "djpeg | cjpeg q90, file → file"
 
-  static func fileToFile(url: URL, data: Data, size: PixelSize, options: BenchOptions) throws -> [BenchResult] {
+  static func fileToFile(url: URL, data: Data, size: PixelSize, options: BenchOptions) throws
+    -> [BenchResult]
+  {
     let work = options.workDirectory
     let config = EditConfig(properties: typical)
     let applyOut = work.appendingPathComponent("render-apply.jpg").path
-    let sets = typical.sorted { $0.key < $1.key }.flatMap { ["--set", "\($0.key.rawValue)=\($0.value)"] }
+    let sets = typical.sorted { $0.key < $1.key }.flatMap {
+      ["--set", "\($0.key.rawValue)=\($0.value)"]
+    }
     var cases: [BenchCase] = [
       BenchCase(name: inMemoryName, owner: "Retouch") {
         let d = try ImageDecoder().decode(data)
@@ -82,7 +99,11 @@ enum RenderBench {
         return (nil, nil)
       },
       BenchCase(name: applyName, owner: "Retouch") {
-        (try runProcess([options.retouchBinary, "apply", url.path, "-o", applyOut, "--quality", "90"] + sets), nil)
+        (
+          try runProcess(
+            [options.retouchBinary, "apply", url.path, "-o", applyOut, "--quality", "90"] + sets),
+          nil
+        )
       },
     ]
     let ppm = work.appendingPathComponent("render-input.ppm").path
@@ -102,22 +123,31 @@ enum RenderBench {
       let out = work.appendingPathComponent("render-cjpeg.jpg").path
       cases.append(
         BenchCase(name: pipeName, owner: "libjpeg-turbo") {
-          (try runProcess(["sh", "-c", "djpeg '\(url.path)' | cjpeg -quality 90 -sample 2x2 > '\(out)'"]), nil)
+          (
+            try runProcess([
+              "sh", "-c", "djpeg '\(url.path)' | cjpeg -quality 90 -sample 2x2 > '\(out)'",
+            ]), nil
+          )
         })
     }
     let results = try roundRobin(cases, runs: options.runs)
     printTable(
       "File → typical edit → JPEG q90 4:2:0, \(size)", results, reference: tjbenchName,
       note: """
-        threads: Retouch \(retouchThreads) for the edit, 1 for the codec; libjpeg-turbo 1 (djpeg | cjpeg: two \
-        processes in a pipe). Ratios to tjbench (in-memory decode + encode, the floor).
+        threads: Retouch \(retouchThreads) for the edit, 1 for the codec; libjpeg-turbo 1 \
+        (djpeg | cjpeg: two processes in a pipe). Ratios to tjbench (in-memory decode + encode, \
+        the floor).
         """)
     func median(_ name: String) -> Double? { results.first { $0.name == name }?.samples.median }
     if let ours = median(inMemoryName), let floor = median(tjbenchName) {
-      print(String(format: "in memory / codec floor (tjbench): %.2f×  (goal ≤ 1.4×)", ours / floor))
+      print(
+        String(format: "in memory / codec floor (tjbench): %.2f×  (goal ≤ 1.4×)", ours / floor))
     }
     if let ours = median(applyName), let floor = median(pipeName) {
-      print(String(format: "retouch apply / djpeg | cjpeg, file → file: %.2f×  (goal ≤ 1.4×)", ours / floor))
+      print(
+        String(
+          format: "retouch apply / djpeg | cjpeg, file → file: %.2f×  (goal ≤ 1.4×)",
+          ours / floor))
     }
     return results
   }
@@ -145,14 +175,23 @@ enum RenderBench {
     let work = options.workDirectory.appendingPathComponent("peers")
     try? FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
     let log = work.appendingPathComponent("peers.log").path
-    print("running (SECTIONS='floor edit', MODE=rr, ONLY='\(options.peersOnly)', \(options.runs) runs); log: \(log)")
+    print(
+      "running (SECTIONS='floor edit', MODE=rr, ONLY='\(options.peersOnly)', "
+        + "\(options.runs) runs); "
+        + "log: \(log)"
+    )
     fflush(nil)
     let start = now()
     do {
       _ = try spawnAndWait(
-        ["bash", "-c", "exec bash \"$0\" \"$1\" \"$2\" > \"$3\" 2>&1", script.path, url.path, "\(options.runs)", log],
+        [
+          "bash", "-c", "exec bash \"$0\" \"$1\" \"$2\" > \"$3\" 2>&1", script.path, url.path,
+          "\(options.runs)", log,
+        ],
         stdoutPath: nil,
-        environment: ["WORK": work.path, "SECTIONS": "floor edit", "MODE": "rr", "ONLY": options.peersOnly])
+        environment: [
+          "WORK": work.path, "SECTIONS": "floor edit", "MODE": "rr", "ONLY": options.peersOnly,
+        ])
     } catch {
       print("peers.sh failed (\(error)); see \(log)")
       return
@@ -172,11 +211,13 @@ enum RenderBench {
     }
     let cores = retouchThreads
     func label(_ r: PeerRow) -> String {
-      "\(r.name) [thr \(r.threads == "def" ? "default = \(cores)" : r.threads), load \(r.foreignLoad)]"
+      let threads = r.threads == "def" ? "default = \(cores)" : r.threads
+      return "\(r.name) [thr \(threads), load \(r.foreignLoad)]"
     }
     var table: [BenchResult] = []
     for r in ours where r.name == applyName || r.name == inMemoryName || r.name == pipeName {
-      table.append(BenchResult(name: r.name + " *", owner: r.owner, samples: r.samples, peakRSS: r.peakRSS))
+      table.append(
+        BenchResult(name: r.name + " *", owner: r.owner, samples: r.samples, peakRSS: r.peakRSS))
     }
     for r in rows {
       var b = BenchResult(name: label(r), owner: peerOwner(r.name))
@@ -186,32 +227,41 @@ enum RenderBench {
     }
     guard let fastest = edits.min(by: { median($0.times) < median($1.times) }) else { return }
     printTable(
-      "Typical edit file → file: Retouch beside the peers' reference chain", table, reference: label(fastest),
+      "Typical edit file → file: Retouch beside the peers' reference chain", table,
+      reference: label(fastest),
       note: """
-        * = this bench's own round robin above; other rows are peers.sh's round robin, run right after \
-        (nice \(getuid() == 0 ? "-10" : "0") as root, in its own session), \(rows.first?.times.count ?? 0) runs.
-        Threads: Retouch \(cores); OpenCV: CV_THREADS=1 → cv2.setNumThreads(1), 'default' = OpenCV's own \
-        (all \(cores) cores); libvips: VIPS_CONCURRENCY=1 or default (\(cores)); Pillow 1.
+        * = this bench's own round robin above; other rows are peers.sh's round robin, run right \
+        after (nice \(getuid() == 0 ? "-10, in its own session" : "0")), \
+        \(rows.first?.times.count ?? 0) runs.
+        Threads: Retouch \(cores); OpenCV: CV_THREADS=1 → cv2.setNumThreads(1), 'default' = \
+        OpenCV's own (all \(cores) cores); libvips: VIPS_CONCURRENCY=1 or default (\(cores)); \
+        Pillow 1.
         The peers' chain has no local tone (highlights/shadows): ours does that work too.
-        load = peers.sh's median foreign load during the row's runs (cores busy with other work). Ratios \
-        to the fastest peer edit.
+        load = peers.sh's median foreign load during the row's runs (cores busy with other work). \
+        Ratios to the fastest peer edit.
         """)
     let fastestMS = median(fastest.times) * 1000
     func ourMedian(_ name: String) -> Double? { ours.first { $0.name == name }?.samples.median }
     if let apply = ourMedian(applyName) {
-      print(String(format: "retouch apply / fastest peer (%@): %.2f×  (goal ≤ 0.4×)", label(fastest), apply / fastestMS))
+      print(
+        String(
+          format: "retouch apply / fastest peer (%@): %.2f×  (goal ≤ 0.4×)", label(fastest),
+          apply / fastestMS))
     }
     if let mem = ourMedian(inMemoryName) {
       print(String(format: "in memory / fastest peer: %.2f×", mem / fastestMS))
     }
     // Both runs timed djpeg | cjpeg: scaling by it cancels a change of machine load between them.
     if let apply = ourMedian(applyName), let ourPipe = ourMedian(pipeName),
-      let theirPipe = rows.first(where: { $0.group == "floor" && $0.name.contains("djpeg | cjpeg") })
+      let theirPipe = rows.first(where: { $0.group == "floor" && $0.name.contains("djpeg | cjpeg") }
+      )
     {
       let k = median(theirPipe.times) * 1000 / ourPipe
       print(
         String(
-          format: "load-corrected (each run divided by its own djpeg | cjpeg): retouch apply / fastest peer = %.2f×",
+          format:
+            "load-corrected (each run divided by its own djpeg | cjpeg): retouch apply / fastest "
+            + "peer = %.2f×",
           apply / fastestMS * k))
     }
   }
@@ -248,7 +298,9 @@ enum RenderBench {
       guard !times.isEmpty, times.count == raw.count
       else { throw BenchError(description: "\(f[3]): no times") }
       rows.append(
-        PeerRow(group: f[0], name: f[1], threads: f[2], times: times, rssMiB: Double(f[4]), foreignLoad: f[6]))
+        PeerRow(
+          group: f[0], name: f[1], threads: f[2], times: times, rssMiB: Double(f[4]),
+          foreignLoad: f[6]))
     }
     return rows
   }
@@ -318,7 +370,8 @@ enum RenderBench {
       BenchCase(name: c1Name, owner: "C -O3 native") { (nil, cRef.run(threads: 1)) },
       BenchCase(name: c2Name, owner: "C -O3 native") { (nil, cRef.run(threads: 2)) },
       BenchCase(name: lutName, owner: "Retouch") {
-        sink &+= ColorLUT3D(ColorToneTransform(typicalMoves.config, colorSpace: source.colorSpace)).size
+        sink &+=
+          ColorLUT3D(ColorToneTransform(typicalMoves.config, colorSpace: source.colorSpace)).size
         return (nil, nil)
       },
       BenchCase(name: guideName, owner: "Retouch") {
@@ -349,11 +402,13 @@ enum RenderBench {
         return (nil, nil)
       },
       BenchCase(name: plusVignetteName, owner: "Retouch") {
-        sink &+= source.applyingEditConfig(EditConfig(properties: plusVignette), renderScale: scale).width
+        sink &+=
+          source.applyingEditConfig(EditConfig(properties: plusVignette), renderScale: scale).width
         return (nil, nil)
       },
       BenchCase(name: plusToneName, owner: "Retouch") {
-        sink &+= source.applyingEditConfig(EditConfig(properties: plusTone), renderScale: scale).width
+        sink &+=
+          source.applyingEditConfig(EditConfig(properties: plusTone), renderScale: scale).width
         return (nil, nil)
       },
     ]
@@ -361,20 +416,27 @@ enum RenderBench {
     func m(_ name: String) -> Double { results.first { $0.name == name }?.samples.median ?? .nan }
     let main = results.filter { [typicalName, colorName, c1Name, c2Name].contains($0.name) }
     printTable(
-      "Preview re-render after one slider move, \(source.size) 8-bit RGB, in memory", main, reference: c2Name,
+      "Preview re-render after one slider move, \(source.size) 8-bit RGB, in memory", main,
+      reference: c2Name,
       note: """
-        Source decoded once with shrink-on-load (\(shrunk.size)) and resized; each iteration moves one \
-        slider by ±0.01 and calls applyingEditConfig(_:renderScale: \(String(format: "%.3f", scale))): LUT, \
-        guide, sharpening, fused pass and the output copy. \(runs) samples, interleaved.
-        threads: Retouch \(retouchThreads); C reference as named (per-pixel: decode table, gains, 4096-entry \
-        tone table, saturation, vignette, encode table; no local tone, no sharpening).
+        Source decoded once with shrink-on-load (\(shrunk.size)) and resized; each iteration moves \
+        one slider by ±0.01 and calls applyingEditConfig(_:renderScale: \
+        \(String(format: "%.3f", scale))): LUT, guide, sharpening, fused pass and the output copy. \
+        \(runs) samples, interleaved.
+        threads: Retouch \(retouchThreads); C reference as named (per-pixel: decode table, gains, \
+        4096-entry tone table, saturation, vignette, encode table; no local tone, no sharpening).
         """)
-    print(String(format: "typical: %.1f ms (goal ≤ 16 ms); colour-only: %.1f ms (goal ≤ 5 ms)", m(typicalName), m(colorName)))
     print(
       String(
-        format: "ours / C reference (2 threads): colour-only %.2f×, typical %.2f× (goal ≤ 1.5×); "
+        format: "typical: %.1f ms (goal ≤ 16 ms); colour-only: %.1f ms (goal ≤ 5 ms)",
+        m(typicalName), m(colorName)))
+    print(
+      String(
+        format: "ours / C reference (2 threads): colour-only %.2f×, typical %.2f× "
+          + "(goal ≤ 1.5×); "
           + "ours / C (1 thread): colour-only %.2f×, typical %.2f×",
-        m(colorName) / m(c2Name), m(typicalName) / m(c2Name), m(colorName) / m(c1Name), m(typicalName) / m(c1Name)))
+        m(colorName) / m(c2Name), m(typicalName) / m(c2Name), m(colorName) / m(c1Name),
+        m(typicalName) / m(c1Name)))
 
     let stages = results.filter { !main.map(\.name).contains($0.name) }
     printTable(
@@ -384,18 +446,26 @@ enum RenderBench {
     let fused = m(noSharpName) - m(lutName) - m(guideName) - m(copyName)
     print(
       String(
-        format: "fused per-row pass (local tone, LUT, vignette), derived: render without sharpening − LUT build − "
+        format:
+          "fused per-row pass (local tone, LUT, vignette), derived: render without sharpening "
+          + "− LUT build − "
           + "guide − copy = %.1f ms", fused))
     print(
       String(
-        format: "sum of stages (copy %.1f + LUT %.1f + guide %.1f + sharpen %.1f + fused %.1f) = %.1f ms; "
-          + "whole typical render %.1f ms", m(copyName), m(lutName), m(guideName), m(sharpenName), fused,
+        format:
+          "sum of stages (copy %.1f + LUT %.1f + guide %.1f + sharpen %.1f + fused %.1f) "
+          + "= %.1f ms; "
+          + "whole typical render %.1f ms", m(copyName), m(lutName), m(guideName), m(sharpenName),
+        fused,
         m(copyName) + m(lutName) + m(guideName) + m(sharpenName) + fused, m(typicalName)))
     print(
       String(
-        format: "inside the fused pass, derived from the variants: vignette row pass %.1f ms (= colour-only + "
-          + "vignette − colour-only); local tone row pass %.1f ms (= colour-only + highlights, shadows − "
-          + "colour-only − guide)", m(plusVignetteName) - m(colorName), m(plusToneName) - m(colorName) - m(guideName)))
+        format:
+          "inside the fused pass, derived from the variants: vignette row pass %.1f ms "
+          + "(= colour-only + vignette − colour-only); local tone row pass %.1f ms "
+          + "(= colour-only + highlights, shadows − "
+          + "colour-only − guide)", m(plusVignetteName) - m(colorName),
+        m(plusToneName) - m(colorName) - m(guideName)))
     if sink == 42 { print("") }  // keeps the results alive
   }
 
@@ -420,16 +490,22 @@ enum RenderBench {
         sink &+= full.applyingEditConfig(typicalConfig).width
         return (nil, nil)
       },
-      BenchCase(name: "C reference colour pass, 1 thread", owner: "C -O3 native") { (nil, cRef.run(threads: 1)) },
+      BenchCase(name: "C reference colour pass, 1 thread", owner: "C -O3 native") {
+        (nil, cRef.run(threads: 1))
+      },
       BenchCase(name: c2Name, owner: "C -O3 native") { (nil, cRef.run(threads: 2)) },
     ]
     guard let results = try? roundRobin(cases, runs: runs) else { return }
     printTable(
       "Render only (no codec), \(full.size) 8-bit RGB, in memory", results, reference: c2Name,
-      note: "threads: Retouch \(retouchThreads); C as named. The render includes its output copy; C writes a second buffer.")
+      note:
+        "threads: Retouch \(retouchThreads); C as named. The render includes its output copy; C "
+        + "writes a second buffer."
+    )
     let ours = results.first { $0.name == colorName }?.samples.median ?? .nan
     let c = results.first { $0.name == c2Name }?.samples.median ?? .nan
-    print(String(format: "colour-only / C reference (2 threads): %.2f× (goal ≤ 1.5×)", ours / c))
+    print(
+      String(format: "colour-only / C reference (2 threads): %.2f× (goal ≤ 1.5×)", ours / c))
     if sink == 42 { print("") }
   }
 
@@ -483,7 +559,10 @@ enum RenderBench {
   static func cpuModel() -> String {
     let text = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
     let model = text.split(separator: "\n").first { $0.hasPrefix("model name") }
-      .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "?" }
+      .map {
+        $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) }
+          ?? "?"
+      }
     let avx512 = text.contains(" avx512f") ? ", AVX-512" : ""
     return (model ?? "unknown") + avx512
   }

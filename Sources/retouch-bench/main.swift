@@ -127,7 +127,8 @@ do {
 
 /// With `--peers` as root, runs the bench as peers.sh runs its timed commands, so the two round
 /// robins compete alike with other tenants: nice −10, in a session of its own whose scheduler
-/// autogroup also gets nice −10 (with autogroups, nice alone only ranks tasks within one session).
+/// autogroup also gets nice −10 (with autogroups, nice alone only ranks tasks within one
+/// session).
 /// Re-executes itself under `setsid -w` once; returns a line for the header, or nil when unchanged.
 func raisePriorityForPeers(_ options: BenchOptions) -> String? {
   guard options.peers, getuid() == 0 else { return nil }
@@ -136,7 +137,9 @@ func raisePriorityForPeers(_ options: BenchOptions) -> String? {
     access("/proc/self/autogroup", W_OK) == 0
   {
     setenv(marker, "1", 1)
-    let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    let me =
+      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+      ?? CommandLine.arguments[0]
     let argv = ["/usr/bin/setsid", "-w", me] + CommandLine.arguments.dropFirst()
     var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
     execv("/usr/bin/setsid", &cArgs)
@@ -149,8 +152,11 @@ func raisePriorityForPeers(_ options: BenchOptions) -> String? {
   {
     notes.append("own session, autogroup nice -10")
   }
-  if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, -10) == 0 { notes.append("nice -10") }
-  return "priority: " + (notes.isEmpty ? "normal" : notes.joined(separator: ", ")) + " (as peers.sh runs its commands)"
+  if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, -10) == 0 {
+    notes.append("nice -10")
+  }
+  let what = notes.isEmpty ? "normal" : notes.joined(separator: ", ")
+  return "priority: \(what) (as peers.sh runs its commands)"
 }
 
 /// The checked-out commit, read from the package's `.git` (a folder, or in a worktree a file
@@ -163,20 +169,24 @@ func gitCommit() -> String {
     gitDir = path.hasPrefix("/") ? URL(fileURLWithPath: path) : root.appendingPathComponent(path)
   }
   var commonDir = gitDir
-  if let common = try? String(contentsOf: gitDir.appendingPathComponent("commondir"), encoding: .utf8) {
-    let path = common.trimmingCharacters(in: .whitespacesAndNewlines)
-    commonDir = path.hasPrefix("/") ? URL(fileURLWithPath: path) : gitDir.appendingPathComponent(path)
+  func read(_ dir: URL, _ name: String) -> String? {
+    try? String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
   }
-  guard let head = try? String(contentsOf: gitDir.appendingPathComponent("HEAD"), encoding: .utf8) else { return "?" }
+  if let common = read(gitDir, "commondir") {
+    let path = common.trimmingCharacters(in: .whitespacesAndNewlines)
+    commonDir =
+      path.hasPrefix("/") ? URL(fileURLWithPath: path) : gitDir.appendingPathComponent(path)
+  }
+  guard let head = read(gitDir, "HEAD") else { return "?" }
   let t = head.trimmingCharacters(in: .whitespacesAndNewlines)
   guard t.hasPrefix("ref: ") else { return String(t.prefix(10)) }
   let ref = String(t.dropFirst(5))
   for dir in [gitDir, commonDir] {
-    if let sha = try? String(contentsOf: dir.appendingPathComponent(ref), encoding: .utf8) {
+    if let sha = read(dir, ref) {
       return String(sha.prefix(10))
     }
   }
-  let packed = (try? String(contentsOf: commonDir.appendingPathComponent("packed-refs"), encoding: .utf8)) ?? ""
+  let packed = read(commonDir, "packed-refs") ?? ""
   for line in packed.split(separator: "\n") where line.hasSuffix(" " + ref) {
     return String(line.prefix(10))
   }
