@@ -37,6 +37,13 @@ let package = Package(
       dependencies: ["CJPEGTurbo", "CPNG", "CLCMS2", "CExif"],
       cSettings: [.unsafeFlags(["-O3"])]),
 
+    // MARK: Benchmark only: a C reference of the fused colour pass, for retouch-bench's render
+    // suite (compared with, never linked into a library or the CLI; built for this CPU).
+    .target(
+      name: "CRetouchBenchReference",
+      cSettings: [.unsafeFlags(["-O3", "-march=native", "-fno-math-errno"])],
+      linkerSettings: [.linkedLibrary("pthread", .when(platforms: [.linux]))]),
+
     // MARK: Swift modules, lowest layer first
     .target(
       name: "RetouchCore",
@@ -62,7 +69,7 @@ let package = Package(
       swiftSettings: optimized),
     .executableTarget(
       name: "retouch-bench",
-      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor"],
+      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor", "CRetouchBenchReference"],
       swiftSettings: optimized),
 
     // MARK: Tests

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// A C reference of the fused per-pixel colour pass, for `retouch-bench render` only: the floor
+// that Retouch's Swift renderer is compared with. Not part of any library or of the CLI.
+
+#ifndef RBREF_H
+#define RBREF_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The edit the reference applies (each value neutral at 0, except the white-balance gains at 1).
+typedef struct rbref_edit {
+  /// Exposure in stops: linear light is multiplied by 2^stops.
+  float exposure_stops;
+  /// Per-channel white-balance gains on linear R, G, B.
+  float white_balance[3];
+  /// S-curve strength in -1...1 on sRGB-encoded values (folded into the tone table).
+  float contrast;
+  /// Chroma factor around Rec. 709 luma of linear light (1 = unchanged).
+  float saturation;
+  /// Vignette strength: linear light is multiplied by 1 - vignette * rho^2, rho = 1 at corners.
+  float vignette;
+} rbref_edit;
+
+typedef struct rbref_plan rbref_plan;
+
+/// Builds the tables for `edit` on a `width` x `height` image (two 4097-entry tables, the
+/// 256-entry decode table and the vignette's row and column terms). Returns NULL when memory
+/// runs out or the size is not positive.
+rbref_plan *rbref_plan_create(const rbref_edit *edit, int width, int height);
+
+void rbref_plan_destroy(rbref_plan *plan);
+
+/// Runs the colour pass from `src` to `dst` (8-bit interleaved RGB, width * 3 bytes per row, no
+/// padding; may be the same buffer) on `threads` threads (1 or more; the caller's thread is one
+/// of them). Per pixel: 8-bit -> linear via table, gains, tone table with linear interpolation,
+/// saturation around luma, vignette multiplier, encode via table, round to 8 bits.
+/// Returns the number of threads that actually ran (thread creation can fail; the work is then
+/// done on fewer threads).
+int rbref_color_pass(const rbref_plan *plan, const uint8_t *src, uint8_t *dst, int threads);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import CRetouchBenchReference
+import Foundation
+import RetouchCore
+import RetouchIO
+import RetouchRender
+
+/// `retouch-bench render`: a typical edit file → edit → JPEG q90 against the codec floor (and,
+/// with `--peers`, the peers' chain); re-rendering a preview after a slider move, per stage; the
+/// fused colour pass against a C reference; peak memory.
+enum RenderBench {
+  /// A typical edit, each slider near the strength of the peers' reference chain (gain ≈ +0.14 EV
+  /// in linear light, a warm white balance, sigmoidal contrast, saturation ×1.2, unsharp mask,
+  /// radial vignette), plus highlights and shadows.
+  static let typical: [EditSettingType: Double] = [
+    .exposure: 0.14, .temperature: 0.2, .contrast: 0.3, .highlights: -0.3, .shadows: 0.3,
+    .saturation: 0.2, .sharpness: 0.5, .vignette: 0.35,
+  ]
+  /// Colour and tone only: everything goes through the colour LUT (no guide, no sharpening).
+  static let colorOnly: [EditSettingType: Double] = [
+    .exposure: 0.14, .temperature: 0.2, .contrast: 0.3, .saturation: 0.2,
+  ]
+  /// The C reference's version of the edit: the peers' gains (R 1.06, G 1.00, B 0.93 on top of
+  /// the exposure), an S-curve, saturation ×1.2 and the vignette's strength.
+  static let referenceEdit = rbref_edit(
+    exposure_stops: 0.14, white_balance: (1.06, 1.00, 0.93), contrast: 0.3, saturation: 1.2,
+    vignette: 0.35)
+
+  static let previewLongEdge = 2048
+  static var retouchThreads: Int { ProcessInfo.processInfo.activeProcessorCount }
+
+  static func run(options: BenchOptions) throws {
+    let url = options.inputs.first.map { URL(fileURLWithPath: $0) } ?? options.twelveMegapixelJPEG
+    let data = try Data(contentsOf: url)
+    let decoded = try ImageDecoder().decode(data)
+    let full = decoded.image
+    let rgbBytes = full.byteCount
+    print(
+      "\n# render: \(url.lastPathComponent), \(full.size) \(full.format.bitDepth)-bit, "
+        + "\(data.count / 1024) KB"
+    )
+    print("cpu: \(cpuModel()); load average at start: \(loadAverage())")
+    print(
+      "Retouch threads: \(retouchThreads) (ProcessInfo.activeProcessorCount; every stage parallel "
+        + "over row bands)"
+    )
+    print("typical edit: \(describe(typical))")
+    print("colour-only edit: \(describe(colorOnly))")
+
+    let endToEnd = try fileToFile(url: url, data: data, size: full.size, options: options)
+    if options.peers {
+      peers(url: url, ours: endToEnd, options: options)
+    } else {
+      print(
+        "\npeers (OpenCV, libvips, Pillow doing the same chain): not run; add --peers "
+          + "(a few minutes)."
+      )
+    }
+    try preview(data: data, fullSize: full.size, runs: max(30, options.runs * 5))
+    reference12MP(full, runs: options.runs)
+
+    print("\n## Peak memory, 12 MP edit")
+    if let rss = endToEnd.first(where: { $0.name == applyName })?.peakRSS, rss > 0 {
+      print(
+        String(
+          format:
+            "retouch apply peak RSS: %.1f MB (%.1f MiB) = %.2f× the 8-bit RGB image (%.1f MB); "
+            + "goal ≤ 3×",
+          Double(rss) / 1e6, Double(rss) / 1_048_576, Double(rss) / Double(rgbBytes),
+          Double(rgbBytes) / 1e6))
+    } else {
+      print("retouch apply peak RSS: unknown (/usr/bin/time missing)")
+    }
+    print("\nload average at end: \(loadAverage())")
+  }
+
+  // MARK: 1. File → edit → JPEG q90
+
+  static let inMemoryName = "decode → edit → encode q90, in memory"
+  static let applyName = "retouch apply, file → file"
+  static let tjbenchName = "tjbench decompress+compress q90"
+  static let pipeName = "djpeg | cjpeg q90, file → file"
+
+  static func fileToFile(url: URL, data: Data, size: PixelSize, options: BenchOptions) throws
+    -> [BenchResult]
+  {
+    let work = options.workDirectory
+    let config = EditConfig(properties: typical)
+    let applyOut = work.appendingPathComponent("render-apply.jpg").path
+    let sets = typical.sorted { $0.key < $1.key }.flatMap {
+      ["--set", "\($0.key.rawValue)=\($0.value)"]
+    }
+    var cases: [BenchCase] = [
+      BenchCase(name: inMemoryName, owner: "Retouch") {
+        let d = try ImageDecoder().decode(data)
+        let edited = d.image.rendered(with: config)
+        _ = try ImageEncoder().encode(edited, as: .jpeg, metadata: d.metadata)
+        return (nil, nil)
+      },
+      BenchCase(name: applyName, owner: "Retouch") {
+        (
+          try runProcess(
+            [options.retouchBinary, "apply", url.path, "-o", applyOut, "--quality", "90"] + sets),
+          nil
+        )
+      },
+    ]
+    let ppm = work.appendingPathComponent("render-input.ppm").path
+    if which("djpeg") != nil { try runProcess(["djpeg", "-outfile", ppm, url.path]) }
+    if which("tjbench") != nil {
+      cases.append(
+        BenchCase(name: tjbenchName, owner: "libjpeg-turbo") {
+          let d = try IOBench.tjbenchMilliseconds(
+            ["tjbench", url.path, "-rgb"], pixels: size.pixelCount, column: .decompress, work: work)
+          let c = try IOBench.tjbenchMilliseconds(
+            ["tjbench", ppm, "90", "-rgb", "-subsamp", "420", "-componly"], pixels: size.pixelCount,
+            column: .compress, work: work)
+          return (nil, d + c)
+        })
+    }
+    if which("djpeg") != nil, which("cjpeg") != nil {
+      let out = work.appendingPathComponent("render-cjpeg.jpg").path
+      cases.append(
+        BenchCase(name: pipeName, owner: "libjpeg-turbo") {
+          (
+            try runProcess([
+              "sh", "-c", "djpeg '\(url.path)' | cjpeg -quality 90 -sample 2x2 > '\(out)'",
+            ]), nil
+          )
+        })
+    }
+    let results = try roundRobin(cases, runs: options.runs)
+    printTable(
+      "File → typical edit → JPEG q90 4:2:0, \(size)", results, reference: tjbenchName,
+      note: """
+        threads: Retouch \(retouchThreads) for the edit, 1 for the codec; libjpeg-turbo 1 \
+        (djpeg | cjpeg: two processes in a pipe). Ratios to tjbench (in-memory decode + encode, \
+        the floor).
+        """)
+    func median(_ name: String) -> Double? { results.first { $0.name == name }?.samples.median }
+    if let ours = median(inMemoryName), let floor = median(tjbenchName) {
+      print(
+        String(format: "in memory / codec floor (tjbench): %.2f×  (goal ≤ 1.4×)", ours / floor))
+    }
+    if let ours = median(applyName), let floor = median(pipeName) {
+      print(
+        String(
+          format: "retouch apply / djpeg | cjpeg, file → file: %.2f×  (goal ≤ 1.4×)",
+          ours / floor))
+    }
+    return results
+  }
+
+  // MARK: 1d. Peers (../shared/bench/peers.sh)
+
+  /// One row of peers.sh's results.tsv (group, name, threads, JSON file, peak RSS MiB, output KiB,
+  /// foreign load, mode) with the timings from its JSON (seconds).
+  struct PeerRow {
+    let group: String
+    let name: String
+    let threads: String
+    let times: [Double]
+    let rssMiB: Double?
+    let foreignLoad: String
+  }
+
+  static func peers(url: URL, ours: [BenchResult], options: BenchOptions) {
+    let script = options.peersScript
+    print("\n## Peers: \(script.lastPathComponent) (the reference chain, file → file)")
+    guard FileManager.default.fileExists(atPath: script.path) else {
+      print("not run: \(script.path) is missing")
+      return
+    }
+    let work = options.workDirectory.appendingPathComponent("peers")
+    try? FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    let log = work.appendingPathComponent("peers.log").path
+    print(
+      "running (SECTIONS='floor edit', MODE=rr, ONLY='\(options.peersOnly)', "
+        + "\(options.runs) runs); "
+        + "log: \(log)"
+    )
+    fflush(nil)
+    let start = now()
+    do {
+      _ = try spawnAndWait(
+        [
+          "bash", "-c", "exec bash \"$0\" \"$1\" \"$2\" > \"$3\" 2>&1", script.path, url.path,
+          "\(options.runs)", log,
+        ],
+        stdoutPath: nil,
+        environment: [
+          "WORK": work.path, "SECTIONS": "floor edit", "MODE": "rr", "ONLY": options.peersOnly,
+        ])
+    } catch {
+      print("peers.sh failed (\(error)); see \(log)")
+      return
+    }
+    print(String(format: "peers.sh took %.0f s", now() - start))
+    let rows: [PeerRow]
+    do {
+      rows = try readPeerResults(work.appendingPathComponent("results.tsv"))
+    } catch {
+      print("cannot read peers.sh results: \(error)")
+      return
+    }
+    let edits = rows.filter { $0.group == "edit" }
+    guard !edits.isEmpty else {
+      print("peers.sh reported no edit rows; see \(log)")
+      return
+    }
+    let cores = retouchThreads
+    func label(_ r: PeerRow) -> String {
+      let threads = r.threads == "def" ? "default = \(cores)" : r.threads
+      return "\(r.name) [thr \(threads), load \(r.foreignLoad)]"
+    }
+    var table: [BenchResult] = []
+    for r in ours where r.name == applyName || r.name == inMemoryName || r.name == pipeName {
+      table.append(
+        BenchResult(name: r.name + " *", owner: r.owner, samples: r.samples, peakRSS: r.peakRSS))
+    }
+    for r in rows {
+      var b = BenchResult(name: label(r), owner: peerOwner(r.name))
+      b.samples.values = r.times.map { $0 * 1000 }
+      b.peakRSS = r.rssMiB.map { Int($0 * 1_048_576) }
+      table.append(b)
+    }
+    guard let fastest = edits.min(by: { median($0.times) < median($1.times) }) else { return }
+    printTable(
+      "Typical edit file → file: Retouch beside the peers' reference chain", table,
+      reference: label(fastest),
+      note: """
+        * = this bench's own round robin above; other rows are peers.sh's round robin, run right \
+        after (nice \(getuid() == 0 ? "-10, in its own session" : "0")), \
+        \(rows.first?.times.count ?? 0) runs.
+        Threads: Retouch \(cores); OpenCV: CV_THREADS=1 → cv2.setNumThreads(1), 'default' = \
+        OpenCV's own (all \(cores) cores); libvips: VIPS_CONCURRENCY=1 or default (\(cores)); \
+        Pillow 1.
+        The peers' chain has no local tone (highlights/shadows): ours does that work too.
+        load = peers.sh's median foreign load during the row's runs (cores busy with other work). \
+        Ratios to the fastest peer edit.
+        """)
+    let fastestMS = median(fastest.times) * 1000
+    func ourMedian(_ name: String) -> Double? { ours.first { $0.name == name }?.samples.median }
+    if let apply = ourMedian(applyName) {
+      print(
+        String(
+          format: "retouch apply / fastest peer (%@): %.2f×  (goal ≤ 0.4×)", label(fastest),
+          apply / fastestMS))
+    }
+    if let mem = ourMedian(inMemoryName) {
+      print(String(format: "in memory / fastest peer: %.2f×", mem / fastestMS))
+    }
+    // Both runs timed djpeg | cjpeg: scaling by it cancels a change of machine load between them.
+    if let apply = ourMedian(applyName), let ourPipe = ourMedian(pipeName),
+      let theirPipe = rows.first(where: { $0.group == "floor" && $0.name.contains("djpeg | cjpeg") }
+      )
+    {
+      let k = median(theirPipe.times) * 1000 / ourPipe
+      print(
+        String(
+          format:
+            "load-corrected (each run divided by its own djpeg | cjpeg): retouch apply / fastest "
+            + "peer = %.2f×",
+          apply / fastestMS * k))
+    }
+  }
+
+  static func median(_ v: [Double]) -> Double {
+    var s = Samples()
+    s.values = v
+    return s.median
+  }
+
+  static func peerOwner(_ name: String) -> String {
+    if name.hasPrefix("OpenCV") { return "OpenCV" }
+    if name.hasPrefix("pyvips-binary") { return "libvips 8.18" }
+    if name.hasPrefix("pyvips") { return "libvips" }
+    if name.hasPrefix("Pillow") { return "Pillow" }
+    if name.hasPrefix("ImageMagick") { return "ImageMagick" }
+    if name.hasPrefix("GraphicsMagick") { return "GraphicsMagick" }
+    if name.hasPrefix("djpeg") || name.hasPrefix("cjpeg") { return "libjpeg-turbo" }
+    return String(name.prefix(while: { $0 != " " }))
+  }
+
+  static func readPeerResults(_ url: URL) throws -> [PeerRow] {
+    let text = try String(contentsOf: url, encoding: .utf8)
+    var rows: [PeerRow] = []
+    for line in text.split(separator: "\n") where !line.isEmpty {
+      let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+      guard f.count >= 7 else { throw BenchError(description: "results.tsv: short line '\(line)'") }
+      let json = try Data(contentsOf: URL(fileURLWithPath: f[3]))
+      guard let object = try JSONSerialization.jsonObject(with: json) as? [String: Any],
+        let results = object["results"] as? [[String: Any]], let first = results.first,
+        let raw = first["times"] as? [Any]
+      else { throw BenchError(description: "\(f[3]): no times") }
+      let times = raw.compactMap { ($0 as? NSNumber)?.doubleValue ?? ($0 as? Double) }
+      guard !times.isEmpty, times.count == raw.count
+      else { throw BenchError(description: "\(f[3]): no times") }
+      rows.append(
+        PeerRow(
+          group: f[0], name: f[1], threads: f[2], times: times, rssMiB: Double(f[4]),
+          foreignLoad: f[6]))
+    }
+    return rows
+  }
+
+  // MARK: 2. Preview re-render after a slider move
+
+  /// An editor's state between slider moves: the edit so far and which slider moves next.
+  final class SliderMoves {
+    var config: EditConfig
+    let sliders: [EditSettingType]
+    var step = 0
+    init(_ properties: [EditSettingType: Double]) {
+      config = EditConfig(properties: properties)
+      sliders = properties.keys.sorted()
+    }
+    /// Moves the next slider by 0.01, up on even passes through the sliders and down on odd ones,
+    /// so values stay within 0.01 of the start and never reach 0.
+    func next() -> EditConfig {
+      let t = sliders[step % sliders.count]
+      let delta = (step / sliders.count) % 2 == 0 ? 0.01 : -0.01
+      config = config.setting(t, to: config.value(of: t) + delta)
+      step += 1
+      return config
+    }
+  }
+
+  static func preview(data: Data, fullSize: PixelSize, runs: Int) throws {
+    var o = DecodeOptions()
+    o.minimumLongEdge = previewLongEdge
+    let shrunk = try ImageDecoder(options: o).decode(data).image
+    let source = shrunk.resized(to: fullSize.fitting(longEdge: previewLongEdge))
+    let scale = Double(source.size.longEdge) / Double(fullSize.longEdge)
+    let typicalMoves = SliderMoves(typical)
+    let colorMoves = SliderMoves(colorOnly)
+    let typicalConfig = EditConfig(properties: typical)
+    let withoutSharpen = typicalConfig.setting(.sharpness, to: 0)
+    let lut = ColorLUT3D(ColorToneTransform(typicalConfig, colorSpace: source.colorSpace))
+    let cRef = try CReference(source)
+    var sink = 0
+
+    let typicalName = "typical edit, one slider moved"
+    let colorName = "colour-only edit, one slider moved"
+    let c1Name = "C reference colour pass, 1 thread"
+    let c2Name = "C reference colour pass, 2 threads"
+    let lutName = "stage: colour LUT build (33³, typical)"
+    let guideName = "stage: tone guide build"
+    let sharpenName = "stage: sharpen (σ = \(String(format: "%.2f", scale)) px)"
+    let noSharpName = "render without sharpening"
+    let copyName = "stage: image copy (copy-on-write)"
+    let lutApplyName = "kernel: colour LUT apply alone"
+    let plusVignetteName = "render: colour-only + vignette"
+    let plusToneName = "render: colour-only + highlights, shadows"
+    var plusVignette = colorOnly
+    plusVignette[.vignette] = typical[.vignette]
+    var plusTone = colorOnly
+    plusTone[.highlights] = typical[.highlights]
+    plusTone[.shadows] = typical[.shadows]
+    let cases: [BenchCase] = [
+      BenchCase(name: typicalName, owner: "Retouch") {
+        sink &+= source.applyingEditConfig(typicalMoves.next(), renderScale: scale).width
+        return (nil, nil)
+      },
+      BenchCase(name: colorName, owner: "Retouch") {
+        sink &+= source.applyingEditConfig(colorMoves.next(), renderScale: scale).width
+        return (nil, nil)
+      },
+      BenchCase(name: c1Name, owner: "C -O3 native") { (nil, cRef.run(threads: 1)) },
+      BenchCase(name: c2Name, owner: "C -O3 native") { (nil, cRef.run(threads: 2)) },
+      BenchCase(name: lutName, owner: "Retouch") {
+        sink &+=
+          ColorLUT3D(ColorToneTransform(typicalMoves.config, colorSpace: source.colorSpace)).size
+        return (nil, nil)
+      },
+      BenchCase(name: guideName, owner: "Retouch") {
+        sink &+= ToneGuide(image: source).width
+        return (nil, nil)
+      },
+      BenchCase(name: sharpenName, owner: "Retouch") {
+        var copy = source
+        copy.withUnsafeMutableBytes { _ in }  // un-share before the clock starts
+        let start = now()
+        Sharpening(amount: typical[.sharpness] ?? 0, renderScale: scale).apply(to: &copy)
+        return (nil, (now() - start) * 1000)
+      },
+      BenchCase(name: copyName, owner: "Retouch") {
+        var copy = source
+        copy.withUnsafeMutableBytes { sink &+= Int($0[0]) }
+        return (nil, nil)
+      },
+      BenchCase(name: lutApplyName, owner: "Retouch") {
+        var copy = source
+        copy.withUnsafeMutableBytes { _ in }
+        let start = now()
+        lut.apply(to: &copy)
+        return (nil, (now() - start) * 1000)
+      },
+      BenchCase(name: noSharpName, owner: "Retouch") {
+        sink &+= source.applyingEditConfig(withoutSharpen, renderScale: scale).width
+        return (nil, nil)
+      },
+      BenchCase(name: plusVignetteName, owner: "Retouch") {
+        sink &+=
+          source.applyingEditConfig(EditConfig(properties: plusVignette), renderScale: scale).width
+        return (nil, nil)
+      },
+      BenchCase(name: plusToneName, owner: "Retouch") {
+        sink &+=
+          source.applyingEditConfig(EditConfig(properties: plusTone), renderScale: scale).width
+        return (nil, nil)
+      },
+    ]
+    let results = try roundRobin(cases, runs: runs, warmup: 3)
+    func m(_ name: String) -> Double { results.first { $0.name == name }?.samples.median ?? .nan }
+    let main = results.filter { [typicalName, colorName, c1Name, c2Name].contains($0.name) }
+    printTable(
+      "Preview re-render after one slider move, \(source.size) 8-bit RGB, in memory", main,
+      reference: c2Name,
+      note: """
+        Source decoded once with shrink-on-load (\(shrunk.size)) and resized; each iteration moves \
+        one slider by ±0.01 and calls applyingEditConfig(_:renderScale: \
+        \(String(format: "%.3f", scale))): LUT, guide, sharpening, fused pass and the output copy. \
+        \(runs) samples, interleaved.
+        threads: Retouch \(retouchThreads); C reference as named (per-pixel: decode table, gains, \
+        4096-entry tone table, saturation, vignette, encode table; no local tone, no sharpening).
+        """)
+    print(
+      String(
+        format: "typical: %.1f ms (goal ≤ 16 ms); colour-only: %.1f ms (goal ≤ 5 ms)",
+        m(typicalName), m(colorName)))
+    print(
+      String(
+        format: "ours / C reference (2 threads): colour-only %.2f×, typical %.2f× "
+          + "(goal ≤ 1.5×); "
+          + "ours / C (1 thread): colour-only %.2f×, typical %.2f×",
+        m(colorName) / m(c2Name), m(typicalName) / m(c2Name), m(colorName) / m(c1Name),
+        m(typicalName) / m(c1Name)))
+
+    let stages = results.filter { !main.map(\.name).contains($0.name) }
+    printTable(
+      "Where the typical preview's time goes (kernels timed directly, same round robin)", stages,
+      reference: noSharpName,
+      note: "Ratios to the render without sharpening (= copy + LUT build + guide + fused pass).")
+    let fused = m(noSharpName) - m(lutName) - m(guideName) - m(copyName)
+    print(
+      String(
+        format:
+          "fused per-row pass (local tone, LUT, vignette), derived: render without sharpening "
+          + "− LUT build − "
+          + "guide − copy = %.1f ms", fused))
+    print(
+      String(
+        format:
+          "sum of stages (copy %.1f + LUT %.1f + guide %.1f + sharpen %.1f + fused %.1f) "
+          + "= %.1f ms; "
+          + "whole typical render %.1f ms", m(copyName), m(lutName), m(guideName), m(sharpenName),
+        fused,
+        m(copyName) + m(lutName) + m(guideName) + m(sharpenName) + fused, m(typicalName)))
+    print(
+      String(
+        format:
+          "inside the fused pass, derived from the variants: vignette row pass %.1f ms "
+          + "(= colour-only + vignette − colour-only); local tone row pass %.1f ms "
+          + "(= colour-only + highlights, shadows − "
+          + "colour-only − guide)", m(plusVignetteName) - m(colorName),
+        m(plusToneName) - m(colorName) - m(guideName)))
+    if sink == 42 { print("") }  // keeps the results alive
+  }
+
+  // MARK: 3. The colour pass at 12 MP against the C reference
+
+  static func reference12MP(_ full: Image, runs: Int) {
+    guard let cRef = try? CReference(full) else {
+      print("\nC reference: cannot allocate at \(full.size)")
+      return
+    }
+    let color = EditConfig(properties: colorOnly)
+    let typicalConfig = EditConfig(properties: typical)
+    var sink = 0
+    let colorName = "colour-only edit, render"
+    let c2Name = "C reference colour pass, 2 threads"
+    let cases = [
+      BenchCase(name: colorName, owner: "Retouch") {
+        sink &+= full.applyingEditConfig(color).width
+        return (nil, nil)
+      },
+      BenchCase(name: "typical edit, render", owner: "Retouch") {
+        sink &+= full.applyingEditConfig(typicalConfig).width
+        return (nil, nil)
+      },
+      BenchCase(name: "C reference colour pass, 1 thread", owner: "C -O3 native") {
+        (nil, cRef.run(threads: 1))
+      },
+      BenchCase(name: c2Name, owner: "C -O3 native") { (nil, cRef.run(threads: 2)) },
+    ]
+    guard let results = try? roundRobin(cases, runs: runs) else { return }
+    printTable(
+      "Render only (no codec), \(full.size) 8-bit RGB, in memory", results, reference: c2Name,
+      note:
+        "threads: Retouch \(retouchThreads); C as named. The render includes its output copy; C "
+        + "writes a second buffer."
+    )
+    let ours = results.first { $0.name == colorName }?.samples.median ?? .nan
+    let c = results.first { $0.name == c2Name }?.samples.median ?? .nan
+    print(
+      String(format: "colour-only / C reference (2 threads): %.2f× (goal ≤ 1.5×)", ours / c))
+    if sink == 42 { print("") }
+  }
+
+  /// The C reference colour pass over one 8-bit RGB image, from its pixels to a buffer of its own.
+  final class CReference {
+    let plan: OpaquePointer
+    let source: UnsafeMutableRawBufferPointer
+    let output: UnsafeMutableRawBufferPointer
+
+    init(_ image: Image) throws {
+      guard image.format.bitDepth == 8, image.format.channelCount == 3 else {
+        throw BenchError(description: "C reference needs 8-bit RGB, got \(image.format)")
+      }
+      var edit = RenderBench.referenceEdit
+      guard let p = rbref_plan_create(&edit, Int32(image.width), Int32(image.height)) else {
+        throw BenchError(description: "rbref_plan_create failed")
+      }
+      plan = p
+      source = .allocate(byteCount: image.byteCount, alignment: 64)
+      output = .allocate(byteCount: image.byteCount, alignment: 64)
+      image.withUnsafeBytes { source.copyMemory(from: $0) }
+    }
+
+    deinit {
+      rbref_plan_destroy(plan)
+      source.deallocate()
+      output.deallocate()
+    }
+
+    /// Runs the pass; returns its milliseconds.
+    func run(threads: Int) -> Double {
+      let start = now()
+      _ = rbref_color_pass(
+        plan, source.baseAddress!.assumingMemoryBound(to: UInt8.self),
+        output.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(threads))
+      return (now() - start) * 1000
+    }
+  }
+
+  // MARK: Machine facts
+
+  static func describe(_ p: [EditSettingType: Double]) -> String {
+    p.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
+  }
+
+  static func loadAverage() -> String {
+    let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?"
+    return text.split(separator: " ").prefix(3).joined(separator: " ")
+  }
+
+  static func cpuModel() -> String {
+    let text = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+    let model = text.split(separator: "\n").first { $0.hasPrefix("model name") }
+      .map {
+        $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) }
+          ?? "?"
+      }
+    let avx512 = text.contains(" avx512f") ? ", AVX-512" : ""
+    return (model ?? "unknown") + avx512
+  }
+}
