@@ -69,7 +69,8 @@ let package = Package(
       dependencies: ["RetouchCore", "RetouchTestSupport"]),
     .testTarget(
       name: "RetouchRenderTests",
-      dependencies: ["RetouchRender", "RetouchCore", "RetouchTestSupport"]),
+      dependencies: ["RetouchRender", "RetouchCore", "RetouchIO", "RetouchTestSupport"],
+      resources: [.copy("Golden")]),
     .testTarget(
       name: "RetouchIOTests",
       dependencies: ["RetouchIO", "RetouchCore", "RetouchTestSupport", "CRetouchShims"],
