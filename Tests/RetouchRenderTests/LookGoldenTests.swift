@@ -29,7 +29,8 @@ struct LookGoldenTests {
   // one 16-bit step, and another libjpeg-turbo build may round a few decoded pixels by one 8-bit
   // code value (257 here, times the look's slope), hence the outliers. A changed look formula
   // moves nearly every pixel by several ΔE.
-  static let tolerance = ImageTolerance(maxChannelDelta: 128, maxDeltaE2000: 0.5, outlierFraction: 0.01)
+  static let tolerance = ImageTolerance(
+    maxChannelDelta: 128, maxDeltaE2000: 0.5, outlierFraction: 0.01)
 
   @Test(arguments: Look.allCases)
   func lookMatchesGolden(look: Look) throws {
@@ -41,7 +42,8 @@ struct LookGoldenTests {
 
   @Test func goldensAreSmall() throws {
     let folder = try #require(Bundle.module.url(forResource: "Golden", withExtension: nil))
-    let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: [.fileSizeKey])
+    let files = try FileManager.default.contentsOfDirectory(
+      at: folder, includingPropertiesForKeys: [.fileSizeKey])
     #expect(files.count >= Look.allCases.count)
     for file in files {
       let size = try file.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? .max
@@ -72,7 +74,10 @@ struct GoldenInfrastructureTests {
     #expect(back.hasSamePixels(as: ramp))
     // 8-bit images are widened exactly.
     let eight = Image(width: 2, height: 1, format: .rgb8, bytes: [0, 1, 127, 128, 254, 255])
-    #expect(try GoldenPNG.decode(GoldenPNG.encode(eight)).pixel(x: 1, y: 0) == [128 * 257, 254 * 257, 65535])
+    #expect(
+      try GoldenPNG.decode(GoldenPNG.encode(eight)).pixel(x: 1, y: 0) == [
+        128 * 257, 254 * 257, 65535,
+      ])
   }
 
   @Test func readingRejectsWhatIsNotAGolden() {
@@ -156,9 +161,12 @@ struct GoldenInfrastructureTests {
     let tolerance = ImageTolerance(maxChannelDelta: 0, maxDeltaE2000: 0.1, outlierFraction: 0)
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("golden-\(UUID())")
     defer { try? FileManager.default.removeItem(at: dir) }
-    #expect(Golden.compare(expected, expected: expected, named: "same", tolerance: tolerance, artifacts: dir) == nil)
+    #expect(
+      Golden.compare(
+        expected, expected: expected, named: "same", tolerance: tolerance, artifacts: dir) == nil)
     let message = try #require(
-      Golden.compare(actual, expected: expected, named: "probe", tolerance: tolerance, artifacts: dir))
+      Golden.compare(
+        actual, expected: expected, named: "probe", tolerance: tolerance, artifacts: dir))
     #expect(message.contains("1 of 384 pixels"), "\(message)")
     #expect(message.contains("at (5, 7)"), "\(message)")
     #expect(message.contains("actual [0, 65535, 0]"), "\(message)")
@@ -168,7 +176,9 @@ struct GoldenInfrastructureTests {
     }
     // One outlier in 384 pixels is allowed by a fraction of 1/384.
     let loose = ImageTolerance(maxChannelDelta: 0, maxDeltaE2000: 0.1, outlierFraction: 1.0 / 384)
-    #expect(Golden.compare(actual, expected: expected, named: "probe", tolerance: loose, artifacts: dir) == nil)
+    #expect(
+      Golden.compare(actual, expected: expected, named: "probe", tolerance: loose, artifacts: dir)
+        == nil)
   }
 
   @Test(.disabled(if: Golden.recordingRequested, "would record the missing golden"))

@@ -24,7 +24,8 @@ import RetouchTestSupport
 ///    - one rounding to the output's code values at the end.
 ///
 /// The tone guide is the production ``ToneGuide`` (its build has its own reference tests); only
-/// its sampling is taken from the reference. About 10 µs per pixel in a debug build.
+/// its sampling is taken from the reference. Slow (every pixel through `Image.pixel`, arrays
+/// and `Double` transfer curves): for images of a few hundred pixels across.
 enum RenderReference {
   static func render(
     _ image: Image, with config: EditConfig, renderScale: Double = 1,

@@ -100,7 +100,10 @@ struct RenderReferenceTests {
       let d = Self.compare(out, reference)
       #expect(
         d.max <= limit.max && d.mean <= limit.mean,
-        "\(label) \(name) threads \(threads): max \(d.max) at \(d.at), mean \(d.mean) (limits \(limit.max), \(limit.mean))"
+        """
+        \(label) \(name) threads \(threads): max \(d.max) at \(d.at), mean \(d.mean) \
+        (limits \(limit.max), \(limit.mean))
+        """
       )
     }
     // Bands and threads only schedule the work: the results are identical.
@@ -113,7 +116,8 @@ struct RenderReferenceTests {
     (67, 45, PixelFormat.rgb8, UInt64(11)), (40, 33, .rgba16, 12), (97, 9, .rgb16, 13),
     (31, 70, .rgba8, 14),
   ])
-  func syntheticImagesMatchTheReference(width: Int, height: Int, format: PixelFormat, seed: UInt64) {
+  func syntheticImagesMatchTheReference(width: Int, height: Int, format: PixelFormat, seed: UInt64)
+  {
     let image = syntheticImage(width: width, height: height, format: format, seed: seed)
     for name in ["local", "typical", "strong"] {
       check(image, edit: name, label: "\(width)×\(height) \(format) seed \(seed)")
@@ -132,7 +136,8 @@ struct RenderReferenceTests {
   /// Noise reduction and sharpening run before the fused pass, in export pixels.
   @Test func detailStagesRunBeforeTheFusedPass() {
     let image = syntheticImage(width: 48, height: 40, format: .rgb8, seed: 21)
-    let config = ReferenceEdit.typical.setting(.sharpness, to: 0.6).setting(.noiseReduction, to: 0.5)
+    let config = ReferenceEdit.typical.setting(.sharpness, to: 0.6).setting(
+      .noiseReduction, to: 0.5)
     let out = image.rendered(with: config, renderScale: 0.5)
     let reference = RenderReference.render(image, with: config, renderScale: 0.5)
     let d = Self.compare(out, reference)

@@ -23,21 +23,24 @@ public enum Golden {
   public static let artifactsDirectory: URL = {
     // This file is <root>/Tests/RetouchTestSupport/Golden.swift.
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent(".build/test-artifacts", isDirectory: true)
+      .deletingLastPathComponent().appendingPathComponent(
+        ".build/test-artifacts", isDirectory: true)
   }()
 
   /// The diff image: each component's absolute difference ×16 (so 1/16 of full scale shows
   /// white), and pixels over tolerance in full magenta.
-  public static func diffImage(_ expected: Image, _ actual: Image, _ difference: ImageDifference,
-    tolerance: ImageTolerance) -> Image
-  {
+  public static func diffImage(
+    _ expected: Image, _ actual: Image, _ difference: ImageDifference,
+    tolerance: ImageTolerance
+  ) -> Image {
     let a = ImageDifference.values16(expected)
     let b = ImageDifference.values16(actual)
     let n = expected.format.channelCount
     var out = [UInt8]()
     out.reserveCapacity(expected.pixelCount * 6)
     for i in 0..<expected.pixelCount {
-      let over = difference.deltaE[i] > tolerance.maxDeltaE2000
+      let over =
+        difference.deltaE[i] > tolerance.maxDeltaE2000
         || difference.channelDelta[i] > tolerance.maxChannelDelta
       for c in 0..<3 {
         let v: UInt16
@@ -80,7 +83,10 @@ public func expectMatchesGolden(
     do {
       try GoldenPNG.write(rgb, to: target)
       Issue.record(
-        "Recorded golden \(target.lastPathComponent) (\(rgb.size)); review it, then re-run without RETOUCH_RECORD_GOLDENS.",
+        """
+        Recorded golden \(target.lastPathComponent) (\(rgb.size)); review it, then re-run \
+        without RETOUCH_RECORD_GOLDENS.
+        """,
         sourceLocation: sourceLocation)
     } catch {
       Issue.record("Could not record golden: \(error)", sourceLocation: sourceLocation)
@@ -117,7 +123,9 @@ extension Golden {
     let rgb = actual.format.hasAlpha ? dropAlpha(actual) : actual
     guard expected.size == rgb.size else {
       try? GoldenPNG.write(rgb, to: directory.appendingPathComponent("\(name)-actual.png"))
-      return "Golden \(name) is \(expected.size), the image is \(rgb.size); actual written to \(directory.path)."
+      return
+        "Golden \(name) is \(expected.size), the image is \(rgb.size); actual written to "
+        + "\(directory.path)."
     }
     let difference = ImageDifference(expected, rgb)
     guard !difference.isWithin(tolerance) else { return nil }
@@ -138,7 +146,8 @@ extension Golden {
     return """
       Golden \(name): \(over) of \(rgb.pixelCount) pixels (\(percent) %) over tolerance \
       (\(tolerance)). Max ΔE2000 \(String(format: "%.4f", difference.maxDeltaE)) at \
-      (\(w.x), \(w.y)): expected \(expected.pixel(x: w.x, y: w.y)), actual \(pixel16(rgb, w.x, w.y)); \
+      (\(w.x), \(w.y)): expected \(expected.pixel(x: w.x, y: w.y)), actual \
+      \(pixel16(rgb, w.x, w.y)); \
       max channel Δ \(difference.maxChannelDelta)/65535 at (\(c.x), \(c.y)): expected \
       \(expected.pixel(x: c.x, y: c.y)), actual \(pixel16(rgb, c.x, c.y)); mean ΔE2000 \
       \(String(format: "%.4f", difference.meanDeltaE)). \(written).

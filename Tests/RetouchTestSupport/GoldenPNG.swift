@@ -104,7 +104,8 @@ public enum GoldenPNG {
   {
     let chunks = chunkTypes(data)
     for bad in ["gAMA", "sRGB", "iCCP", "cHRM"] where chunks.contains(bad) {
-      throw FileError(path: path, detail: "has a \(bad) chunk; golden values must be stored verbatim.")
+      throw FileError(
+        path: path, detail: "has a \(bad) chunk; golden values must be stored verbatim.")
     }
     var image = png_image()
     image.version = png_uint_32(PNG_IMAGE_VERSION)
@@ -162,7 +163,8 @@ private final class PNGSink {
   var data = Data()
 }
 
-private let pngWrite: @convention(c) (png_structp?, png_bytep?, Int) -> Void = { png, bytes, count in
+private let pngWrite: @convention(c) (png_structp?, png_bytep?, Int) -> Void = {
+  png, bytes, count in
   guard let png, let bytes, let io = png_get_io_ptr(png) else { return }
   Unmanaged<PNGSink>.fromOpaque(io).takeUnretainedValue().data.append(bytes, count: count)
 }

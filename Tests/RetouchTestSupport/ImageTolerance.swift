@@ -25,7 +25,8 @@ public struct ImageTolerance: Sendable, Hashable, CustomStringConvertible {
   }
 
   public var description: String {
-    "max channel Δ \(maxChannelDelta)/65535, max ΔE2000 \(maxDeltaE2000), outliers ≤ \(outlierFraction * 100) %"
+    "max channel Δ \(maxChannelDelta)/65535, max ΔE2000 \(maxDeltaE2000), "
+      + "outliers ≤ \(outlierFraction * 100) %"
   }
 }
 
@@ -35,7 +36,7 @@ public struct ImageTolerance: Sendable, Hashable, CustomStringConvertible {
 /// Components are put on the 16-bit scale (8-bit × 257); colour is converted from the first
 /// image's working space (sRGB or Display P3 with the sRGB curve) through linear light and
 /// CIE XYZ (D65) to CIELAB with the space's own white as reference. Alpha, when present, counts
-/// in the channel difference only. Cost: about 1 µs per pixel in a debug build; for test images.
+/// in the channel difference only. Eager and scalar: for test-sized images.
 public struct ImageDifference: Sendable, CustomStringConvertible {
   public let width: Int
   public let height: Int
@@ -73,7 +74,8 @@ public struct ImageDifference: Sendable, CustomStringConvertible {
       var d = 0
       for c in 0..<n { d = max(d, abs(Int(va[i * n + c]) - Int(vb[i * n + c]))) }
       let e: Double
-      if va[i * n] == vb[i * n] && va[i * n + 1] == vb[i * n + 1] && va[i * n + 2] == vb[i * n + 2] {
+      if va[i * n] == vb[i * n] && va[i * n + 1] == vb[i * n + 1] && va[i * n + 2] == vb[i * n + 2]
+      {
         e = 0
       } else {
         e = CIELab.deltaE2000(
@@ -119,7 +121,8 @@ public struct ImageDifference: Sendable, CustomStringConvertible {
 
   public var description: String {
     String(
-      format: "mean ΔE2000 %.4f, p99 %.4f, max %.4f at (%d, %d); max channel Δ %d/65535 at (%d, %d)",
+      format:
+        "mean ΔE2000 %.4f, p99 %.4f, max %.4f at (%d, %d); max channel Δ %d/65535 at (%d, %d)",
       meanDeltaE, percentileDeltaE(99), maxDeltaE, worstDeltaE.x, worstDeltaE.y, maxChannelDelta,
       worstChannel.x, worstChannel.y)
   }
@@ -175,7 +178,7 @@ public enum CIELab {
   ///
   /// Implemented from G. Sharma, W. Wu, E. N. Dalal, "The CIEDE2000 color-difference formula:
   /// implementation notes, supplementary test data, and mathematical observations", Color Res.
-  /// Appl. 30(1), 2005, equations (1)–(25), including their notes on hue angles: `h' = 0` when
+  /// Appl. 30(1), 2005, including their notes on hue angles: `h' = 0` when
   /// `a' = b' = 0`, the mean hue and hue difference taken the short way round, and `Δh' = 0`
   /// when either chroma is 0.
   public static func deltaE2000(_ lab1: (Double, Double, Double), _ lab2: (Double, Double, Double))
