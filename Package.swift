@@ -82,7 +82,8 @@ let package = Package(
       dependencies: ["RetouchCore", "RetouchTestSupport"]),
     .testTarget(
       name: "RetouchRenderTests",
-      dependencies: ["RetouchRender", "RetouchCore", "RetouchIO", "RetouchTestSupport"]),
+      dependencies: ["RetouchRender", "RetouchCore", "RetouchIO", "RetouchTestSupport"],
+      resources: [.copy("Golden")]),
     .testTarget(
       name: "RetouchIOTests",
       dependencies: ["RetouchIO", "RetouchCore", "RetouchTestSupport", "CRetouchShims"],
