@@ -258,7 +258,8 @@ struct ColorLUTCacheTests {
     #expect(again?.entries == fresh.entries)
     #expect(cache.keys.count == 1)
     // Settings the transform does not read (crop, sharpness) share the table.
-    let detail = strongEdit.with(properties: strongEdit.properties.merging([.sharpness: 0.5]) { $1 })
+    let detail = strongEdit.with(
+      properties: strongEdit.properties.merging([.sharpness: 0.5]) { $1 })
     _ = cache.lut(for: detail, colorSpace: .sRGB, size: 17, threads: 1)
     #expect(cache.keys.count == 1)
   }
@@ -268,7 +269,10 @@ struct ColorLUTCacheTests {
     let variants: [(EditConfig, ColorSpace, Int)] = [
       (strongEdit, .sRGB, 9), (strongEdit, .displayP3, 9), (strongEdit, .sRGB, 5),
       (strongEdit.with(look: .some(LookSelection(.chrome, strength: 0.3))), .sRGB, 9),
-      (strongEdit.with(properties: strongEdit.properties.merging([.contrast: 0.1]) { $1 }), .sRGB, 9),
+      (
+        strongEdit.with(properties: strongEdit.properties.merging([.contrast: 0.1]) { $1 }),
+        .sRGB, 9
+      ),
     ]
     for (config, space, size) in variants {
       let lut = cache.lut(for: config, colorSpace: space, size: size, threads: 1)
