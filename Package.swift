@@ -5,6 +5,9 @@ import PackageDescription
 
 let package = Package(
   name: "Retouch",
+  // Linux is where we build and test; on Apple systems the Synchronization module's Mutex needs
+  // these versions.
+  platforms: [.macOS(.v15), .iOS(.v18)],
   products: [
     .library(name: "RetouchCore", targets: ["RetouchCore"]),
     .library(name: "RetouchIO", targets: ["RetouchIO"]),

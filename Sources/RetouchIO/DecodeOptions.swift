@@ -52,8 +52,10 @@ public struct DecodedImage: Sendable {
   public var image: Image
   /// The container format the bytes were sniffed as.
   public var format: ImageFormat
-  /// The file's metadata; ``PhotoMetadata/pixelSize`` is the full stored size even when the image
-  /// was shrunk on load.
+  /// The file's own metadata: ``PhotoMetadata/pixelSize`` is the full stored size even when the
+  /// image was shrunk on load, and ``PhotoMetadata/orientation`` is what the file declares even
+  /// though ``image`` is already upright (with ``DecodeOptions/appliesOrientation``): never apply
+  /// it again. Encoders write orientation 1 for upright pixels.
   public var metadata: PhotoMetadata
   /// Problems the decoder recovered from (truncation, corrupt segments, profile failures).
   public var warnings: [String]

@@ -46,7 +46,8 @@ func codecSmoothImage(width: Int, height: Int, format: PixelFormat) -> Image {
     #expect(decoded.format == .heif)
     #expect(decoded.image.size == PixelSize(width: size.width, height: size.height))
     #expect(decoded.image.format.bitDepth == 8)
-    #expect(decoded.metadata.orientation == .up)
+    // The metadata is the file's own (the EXIF orientation mirrors `irot`); the pixels are upright.
+    #expect(decoded.metadata.orientation.rawValue == entry.orientation ?? 1)
     #expect(
       decoded.metadata.pixelSize
         == PixelSize(
@@ -61,7 +62,7 @@ func codecSmoothImage(width: Int, height: Int, format: PixelFormat) -> Image {
   @Test func iPhoneHEICCarriesExifAndDisplayP3() throws {
     let decoded = try ImageDecoder(options: codecRawOptions()).decode(SharedPhotos.url("g16"))
     #expect(decoded.image.size == PixelSize(width: 3024, height: 4032))
-    #expect(decoded.metadata.orientation == .up)
+    #expect(decoded.metadata.orientation == .right)
     let exif = try #require(decoded.metadata.blocks.exif)
     #expect(exif.prefix(4) == Data("MM\0*".utf8) || exif.prefix(4) == Data("II*\0".utf8))
     let icc = try #require(decoded.metadata.blocks.iccProfile)
@@ -81,7 +82,7 @@ func codecSmoothImage(width: Int, height: Int, format: PixelFormat) -> Image {
     let (format, metadata, _) = try ImageDecoder().readMetadata(SharedPhotos.data("g16"))
     #expect(format == .heif)
     #expect(metadata.pixelSize == PixelSize(width: 4032, height: 3024))
-    #expect(metadata.orientation == .up)
+    #expect(metadata.orientation == .right)
     #expect(metadata.blocks.exif != nil)
     #expect(metadata.blocks.iccProfile != nil)
   }

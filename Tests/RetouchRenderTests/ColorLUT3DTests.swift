@@ -156,4 +156,182 @@ struct ColorLUT3DTests {
     #expect(one.entries == two.entries)
     #expect(one.entries.count == 17 * 17 * 17)
   }
+
+  @Test(arguments: [PixelFormat.rgb8, .rgba8])
+  func eightBitKernelMatchesScalarFixedPointReference(format: PixelFormat) {
+    // The SIMD8 two-step kernel against a one-pixel-at-a-time version of the same fixed-point
+    // maths written from the entries (the kernel it replaced): equal, pixel for pixel. Widths
+    // cover whole groups of 8, a remainder, and rows shorter than one group.
+    let seed: UInt64 = 4242
+    for (config, space) in [(strongEdit, ColorSpace.sRGB), (strongEdit, .displayP3)] {
+      for size in [2, 17, 33] {
+        let lut = ColorLUT3D(ColorToneTransform(config, colorSpace: space), size: size)
+        for (width, height) in [(64, 9), (97, 13), (5, 7), (1, 3)] {
+          let image = noiseImage(width: width, height: height, format: format, seed: seed)
+          let want = fixedPointReference(lut, image)
+          for threads in [1, 2, 3] {
+            let out = lut.applied(to: image, threads: threads, minimumBandHeight: 1)
+            #expect(
+              out.hasSamePixels(as: want),
+              "seed \(seed), size \(size), \(width)×\(height), threads \(threads)")
+          }
+        }
+      }
+    }
+  }
+
+  @Test func eightBitKernelHandlesTiedFractions() {
+    // Every colour whose channels share code values (greys, and two equal channels) exercises
+    // the tie-breaks of the tetrahedron choice; the reference breaks ties differently, and the
+    // results must still agree exactly (the corner in dispute has weight 0).
+    let lut = ColorLUT3D(ColorToneTransform(strongEdit, colorSpace: .sRGB))
+    var image = Image(width: 256, height: 4, format: .rgb8)
+    for x in 0..<256 {
+      image.setPixel(x: x, y: 0, [x, x, x])
+      image.setPixel(x: x, y: 1, [x, x, 255 - x])
+      image.setPixel(x: x, y: 2, [x, 255 - x, x])
+      image.setPixel(x: x, y: 3, [(x * 7) % 256, x, x])
+    }
+    let out = lut.applied(to: image, threads: 1)
+    #expect(out.hasSamePixels(as: fixedPointReference(lut, image)))
+  }
+
+  @Test func separatedBuildMatchesTheReferenceBitForBit() {
+    // The build evaluates the per-channel start of the transform once per axis value; the
+    // entries must be exactly what `apply` gives at every grid point.
+    let configs: [(EditConfig, ColorSpace)] = [
+      (strongEdit, .sRGB), (strongEdit, .displayP3),
+      (EditConfig(properties: [.exposure: 1, .contrast: 1, .brightness: -0.5]), .sRGB),
+      (EditConfig(properties: [.contrast: -0.6, .blacks: 0.4]), .sRGB),
+      (EditConfig(properties: [.saturation: 0.8]), .displayP3),
+      (EditConfig(look: LookSelection(.chrome, strength: 1)), .sRGB),
+    ]
+    for (config, space) in configs {
+      let transform = ColorToneTransform(config, colorSpace: space)
+      let n = 17
+      let scale = 1 / Float(n - 1)
+      var want: [SIMD4<Float>] = []
+      for b in 0..<n {
+        for g in 0..<n {
+          for r in 0..<n {
+            let c = transform.apply(Float(r) * scale, Float(g) * scale, Float(b) * scale)
+            want.append(SIMD4(c.0, c.1, c.2, 0))
+          }
+        }
+      }
+      for threads in [1, 2] {
+        let lut = ColorLUT3D(transform, size: n, threads: threads)
+        #expect(lut.entries == ColorLUT3D(size: n, entries: want).entries, "\(config.properties)")
+      }
+    }
+  }
+
+  @Test func separatedStagesComposeToApply() {
+    let seed: UInt64 = 99
+    var rng = SeededRandom(seed: seed)
+    for config in [strongEdit, EditConfig(properties: [.exposure: -0.8]), .neutral] {
+      let transform = ColorToneTransform(config, colorSpace: .sRGB)
+      for _ in 0..<2000 {
+        let (r, g, b) = (
+          Float.random(in: -0.1...1.1, using: &rng), Float.random(in: -0.1...1.1, using: &rng),
+          Float.random(in: -0.1...1.1, using: &rng)
+        )
+        let whole = transform.apply(r, g, b)
+        let split = transform.applySeparated(
+          transform.channelStage(r), transform.channelStage(g), transform.channelStage(b))
+        #expect(whole == split, "seed \(seed): (\(r), \(g), \(b))")
+      }
+    }
+  }
+}
+
+/// The cache of built tables that renders use (each test makes its own cache, since other
+/// suites render concurrently through the shared one).
+@Suite("ColorLUTCache")
+struct ColorLUTCacheTests {
+  @Test func hitReturnsTheSameTableAsABuild() {
+    let cache = ColorLUTCache(capacity: 2)
+    let first = cache.lut(for: strongEdit, colorSpace: .sRGB, size: 17, threads: 2)
+    let again = cache.lut(for: strongEdit, colorSpace: .sRGB, size: 17, threads: 1)
+    let fresh = ColorLUT3D(ColorToneTransform(strongEdit, colorSpace: .sRGB), size: 17)
+    #expect(first?.entries == fresh.entries)
+    #expect(again?.entries == fresh.entries)
+    #expect(cache.keys.count == 1)
+    // Settings the transform does not read (crop, sharpness) share the table.
+    let detail = strongEdit.with(
+      properties: strongEdit.properties.merging([.sharpness: 0.5]) { $1 })
+    _ = cache.lut(for: detail, colorSpace: .sRGB, size: 17, threads: 1)
+    #expect(cache.keys.count == 1)
+  }
+
+  @Test func keyCoversSpaceSizeLookAndSettings() {
+    let cache = ColorLUTCache(capacity: 8)
+    let variants: [(EditConfig, ColorSpace, Int)] = [
+      (strongEdit, .sRGB, 9), (strongEdit, .displayP3, 9), (strongEdit, .sRGB, 5),
+      (strongEdit.with(look: .some(LookSelection(.chrome, strength: 0.3))), .sRGB, 9),
+      (
+        strongEdit.with(properties: strongEdit.properties.merging([.contrast: 0.1]) { $1 }),
+        .sRGB, 9
+      ),
+    ]
+    for (config, space, size) in variants {
+      let lut = cache.lut(for: config, colorSpace: space, size: size, threads: 1)
+      let fresh = ColorLUT3D(ColorToneTransform(config, colorSpace: space), size: size)
+      #expect(lut?.entries == fresh.entries)
+    }
+    #expect(cache.keys.count == variants.count)
+  }
+
+  @Test func keepsTheMostRecentlyUsedAndNilForNeutral() {
+    let cache = ColorLUTCache(capacity: 2)
+    let a = EditConfig(properties: [.exposure: 0.5])
+    let b = EditConfig(properties: [.exposure: -0.5])
+    let c = EditConfig(properties: [.contrast: 0.5])
+    _ = cache.lut(for: a, colorSpace: .sRGB, size: 5, threads: 1)
+    _ = cache.lut(for: b, colorSpace: .sRGB, size: 5, threads: 1)
+    _ = cache.lut(for: a, colorSpace: .sRGB, size: 5, threads: 1)  // a is now the newest
+    _ = cache.lut(for: c, colorSpace: .sRGB, size: 5, threads: 1)  // evicts b
+    #expect(cache.keys.map { $0.settings } == [c.properties, a.properties])
+    #expect(cache.lut(for: .neutral, colorSpace: .sRGB, size: 5, threads: 1) == nil)
+  }
+}
+
+/// The 8-bit fixed-point tetrahedral interpolation one pixel at a time, from the table's
+/// entries: fractions of 256 per axis, entries rounded to 1/4080, the tetrahedron from a
+/// six-way comparison, rounding with +2048 and `>> 12` (as `ColorLUT3D.apply8` documents).
+private func fixedPointReference(_ lut: ColorLUT3D, _ image: Image) -> Image {
+  let n = lut.size
+  let q = lut.entries.map { e in (e * 4080).rounded(.toNearestOrEven) }
+  var out = image
+  for y in 0..<image.height {
+    for x in 0..<image.width {
+      var c = image.pixel(x: x, y: y)
+      var index = [0, 0, 0]
+      var fraction = [0, 0, 0]
+      for k in 0..<3 {
+        let v = Double(c[k]) / 255 * Double(n - 1)
+        index[k] = min(Int(v), n - 2)
+        fraction[k] = Int(((v - Double(index[k])) * 256).rounded())
+      }
+      let step = [1, n, n * n]
+      let base = (index[2] * n + index[1]) * n + index[0]
+      // Axes by decreasing fraction (stable: red before green before blue on ties).
+      let order = [0, 1, 2].sorted { fraction[$0] > fraction[$1] }
+      let weights = [
+        256 - fraction[order[0]], fraction[order[0]] - fraction[order[1]],
+        fraction[order[1]] - fraction[order[2]], fraction[order[2]],
+      ]
+      let cornersAt = [
+        base, base + step[order[0]], base + step[order[0]] + step[order[1]],
+        base + step[0] + step[1] + step[2],
+      ]
+      for k in 0..<3 {
+        var sum = 2048
+        for i in 0..<4 { sum += Int(q[cornersAt[i]][k]) * weights[i] }
+        c[k] = sum >> 12
+      }
+      out.setPixel(x: x, y: y, c)
+    }
+  }
+  return out
 }

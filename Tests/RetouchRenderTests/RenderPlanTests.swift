@@ -39,7 +39,8 @@ struct RenderPlanTests {
     #expect(plan.geometry == nil)
     #expect(plan.outputSize == image.size)
     let stages = PixelStages(
-      config: .neutral, image: image, renderScale: 1, vignette: 0, options: RenderOptions())
+      config: .neutral, width: image.width, height: image.height, colorSpace: image.colorSpace,
+      guideSource: image, renderScale: 1, vignette: 0, options: RenderOptions())
     #expect(stages.isEmpty)
     let out = plan.render(image)
     #expect(out.hasSamePixels(as: image))

@@ -221,24 +221,38 @@ public struct ColorToneTransform: Sendable {
   /// Maps one display-encoded colour (components in `0...1`; clamped, NaN as 0) to its edited
   /// colour (clamped to `0...1`). The scalar reference of every faster path.
   public func apply(_ r: Float, _ g: Float, _ b: Float) -> (Float, Float, Float) {
-    var r = Self.clamp01(r)
-    var g = Self.clamp01(g)
-    var b = Self.clamp01(b)
+    applySeparated(channelStage(r), channelStage(g), channelStage(b))
+  }
+
+  /// The part of ``apply(_:_:_:)`` that works on each channel alone, before any channel mixes:
+  /// the clamp, then the sRGB decode when there is a linear stage, else the tone table (or
+  /// nothing). Every channel uses the same function, so a grid builder evaluates it once per
+  /// axis value instead of once per grid point.
+  @inline(__always)
+  func channelStage(_ v: Float) -> Float {
+    let v = Self.clamp01(v)
+    if isIdentity { return v }
+    if hasLinearStage { return Self.lookup(decodeTable, v) }
+    return hasToneTable ? Self.lookup(toneTable, v) : v
+  }
+
+  /// The rest of ``apply(_:_:_:)`` for values that went through ``channelStage(_:)``:
+  /// `apply(r, g, b) == applySeparated(channelStage(r), channelStage(g), channelStage(b))`,
+  /// bit for bit.
+  @inline(__always)
+  func applySeparated(_ r: Float, _ g: Float, _ b: Float) -> (Float, Float, Float) {
+    var r = r
+    var g = g
+    var b = b
     if isIdentity { return (r, g, b) }
 
     if hasLinearStage {
-      let lr = Self.lookup(decodeTable, r)
-      let lg = Self.lookup(decodeTable, g)
-      let lb = Self.lookup(decodeTable, b)
+      let (lr, lg, lb) = (r, g, b)
       let m = matrix
       let s = toneScale
       r = Self.lookup(toneTable, (max(0, m[0] * lr + m[1] * lg + m[2] * lb) * s).squareRoot())
       g = Self.lookup(toneTable, (max(0, m[3] * lr + m[4] * lg + m[5] * lb) * s).squareRoot())
       b = Self.lookup(toneTable, (max(0, m[6] * lr + m[7] * lg + m[8] * lb) * s).squareRoot())
-    } else if hasToneTable {
-      r = Self.lookup(toneTable, r)
-      g = Self.lookup(toneTable, g)
-      b = Self.lookup(toneTable, b)
     }
 
     if saturationFactor != 1 {

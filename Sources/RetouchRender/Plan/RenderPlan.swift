@@ -2,6 +2,7 @@
 
 import Foundation
 import RetouchCore
+import Synchronization
 
 /// How a render runs.
 public struct RenderOptions: Sendable, Hashable {
@@ -140,8 +141,8 @@ struct PixelStages: Sendable {
       toneSampler = nil
     }
     exposureStops = Float(config.value(of: .exposure))
-    let transform = ColorToneTransform(config, colorSpace: colorSpace)
-    lut = transform.isIdentity ? nil : ColorLUT3D(transform, size: options.lutSize, threads: options.threads)
+    lut = ColorLUTCache.shared.lut(
+      for: config, colorSpace: colorSpace, size: options.lutSize, threads: options.threads)
     let v = VignetteMask(amount: max(-1, min(1, amount)), width: width, height: height)
     self.vignette = v.isNeutral ? nil : v
     let grainAmount = max(0, min(1, config.value(of: .grain)))
@@ -303,6 +304,61 @@ extension PixelStages {
   static let linearToCode8: [UInt8] = (0..<16384).map { i in
     UInt8((SRGBTables.encodeExact(Double(i) / 16383) * 255).rounded())
   }
+}
+
+/// The last few colour LUTs the renderer built, so renders of a configuration seen a moment ago
+/// (undo, redo, a preview and then its export, the same edit on another size) skip the build.
+///
+/// Keyed by everything ``ColorToneTransform`` reads: the covered settings' values, the look, the
+/// colour space and the grid size (the table does not depend on thread count). Holds at most
+/// ``capacity`` tables (4 for the shared one) of about 0.9 MB each at 33 points, most recently used first. Thread-safe:
+/// the list sits behind a `Mutex`; a table is built outside the lock, so two renders missing the
+/// same key at once both build it (the same values) and one copy is kept. A slider drag changes
+/// the key on every frame, so it gains nothing here; the build itself is what it waits for.
+final class ColorLUTCache: Sendable {
+  struct Key: Hashable, Sendable {
+    let settings: [EditSettingType: Double]
+    let look: LookSelection?
+    let colorSpace: ColorSpace
+    let size: Int
+  }
+
+  /// The cache renders use.
+  static let shared = ColorLUTCache(capacity: 4)
+
+  /// Tables kept at most (≥ 1).
+  let capacity: Int
+  private let recent = Mutex<[(key: Key, lut: ColorLUT3D?)]>([])
+
+  init(capacity: Int) { self.capacity = max(1, capacity) }
+
+  /// The table for `config`'s colour and tone settings and look, or nil when they are neutral
+  /// (the transform is the identity); built with `threads` workers on a miss.
+  func lut(for config: EditConfig, colorSpace: ColorSpace, size: Int, threads: Int?)
+    -> ColorLUT3D?
+  {
+    let key = Key(
+      settings: config.properties.filter { ColorToneTransform.coveredSettings.contains($0.key) },
+      look: config.look, colorSpace: colorSpace, size: size)
+    let hit: ColorLUT3D?? = recent.withLock { list in
+      guard let i = list.firstIndex(where: { $0.key == key }) else { return nil }
+      let entry = list.remove(at: i)
+      list.insert(entry, at: 0)
+      return .some(entry.lut)
+    }
+    if let hit { return hit }
+    let transform = ColorToneTransform(config, colorSpace: colorSpace)
+    let lut = transform.isIdentity ? nil : ColorLUT3D(transform, size: size, threads: threads)
+    recent.withLock { list in
+      list.removeAll { $0.key == key }
+      list.insert((key, lut), at: 0)
+      if list.count > capacity { list.removeLast(list.count - capacity) }
+    }
+    return lut
+  }
+
+  /// The keys held, most recently used first.
+  var keys: [Key] { recent.withLock { $0.map(\.key) } }
 }
 
 /// An 8- or 16-bit display-encoded component, as the fused pass reads and writes it.
