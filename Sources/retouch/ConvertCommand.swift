@@ -3,6 +3,7 @@
 import Foundation
 import RetouchCore
 import RetouchIO
+import RetouchRender
 
 /// `retouch convert IN OUT [--quality Q] [--max-size PX] [--format jpeg|png|heic]`.
 enum ConvertCommand: Subcommand {
@@ -39,6 +40,11 @@ enum ConvertCommand: Subcommand {
     let maxSize = try arguments.int("max-size", in: 1...65_500)
     try refuseOverwriting(input, with: output)
 
+    if format == .jpeg, maxSize == nil,
+      try ApplyCommand.streamJPEG(input, to: output, config: .neutral, options: encodeOptions)
+    {
+      return 0  // decoded and encoded overlapped, through a small ring of rows
+    }
     var decodeOptions = DecodeOptions()
     decodeOptions.minimumLongEdge = maxSize
     let decoded: DecodedImage

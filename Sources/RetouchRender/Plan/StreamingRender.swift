@@ -68,35 +68,43 @@ public final class StreamingRender {
     savedNext.deallocate()
   }
 
-  /// Renders `rows` of the packed 8-bit RGB buffer `base` (`width × height`) in place.
+  /// Renders `rows` of a packed 8-bit RGB buffer in place. Row `y` lives at
+  /// `base + (y % ringRows) × width × 3`: the buffer may be a ring that holds only the rows in
+  /// flight (`ringRows` a multiple of the band height) or the whole image (`ringRows == height`).
   ///
-  /// Bands must come in order without gaps, starting at row 0. Rows
-  /// `rows.upperBound ..< rows.upperBound + haloRows` (clamped to the image) must already hold
-  /// their original pixels.
-  public func render(rows: Range<Int>, in base: UnsafeMutablePointer<UInt8>) {
+  /// Bands must come in order without gaps, starting at row 0, at least ``haloRows`` tall, and
+  /// must not wrap around the ring. Rows `rows.upperBound ..< rows.upperBound + haloRows`
+  /// (clamped to the image) must already hold their original pixels.
+  public func render(rows: Range<Int>, in base: UnsafeMutablePointer<UInt8>, ringRows: Int? = nil) {
     precondition(rows.lowerBound == nextRow, "bands must be consecutive")
     guard !rows.isEmpty else { return }
+    let ring = ringRows ?? height
+    precondition(rows.lowerBound % ring + rows.count <= ring, "a band must not wrap around the ring")
     let bpr = width * 3
-    let raw = UnsafeMutableRawPointer(base)
+    let ringBase = UnsafeMutableRawPointer(base)
+    // The band's rows are contiguous in the ring: address them by absolute row number through a
+    // base shifted by the band's offset (only rows of this band are reached through it).
+    let bandBase = ringBase + (rows.lowerBound % ring - rows.lowerBound) * bpr
+    func row(_ y: Int) -> UnsafeMutableRawPointer { ringBase + (y % ring) * bpr }
     if let sharpening, sharpenScratch != nil {
       let halo = haloRows
       // Keep this band's last rows as they are now, for the next band's upper halo.
       let keep = min(halo, rows.count)
       if keep > 0 {
-        savedNext.copyMemory(from: raw + (rows.upperBound - keep) * bpr, byteCount: keep * bpr)
+        savedNext.copyMemory(from: row(rows.upperBound - keep), byteCount: keep * bpr)
       }
+      precondition(keep == halo || rows.upperBound == height, "bands must be at least haloRows tall")
       let band = HaloBands.Band(
-        rows: rows, halo: halo, width: width, height: height, format: .rgb8, bytesPerRow: bpr, image: raw,
+        rows: rows, halo: halo, width: width, height: height, format: .rgb8, bytesPerRow: bpr, image: bandBase,
         above: rows.lowerBound > 0 ? UnsafeRawPointer(savedAbove) : nil,
-        below: rows.upperBound < height ? UnsafeRawPointer(raw + rows.upperBound * bpr) : nil)
+        below: rows.upperBound < height ? UnsafeRawPointer(row(rows.upperBound)) : nil)
       var scratch = sharpenScratch!
       sharpening.sharpen(
         band, kernel: sharpenKernel, scratch: &scratch, lumaWeights: lumaWeights, maxValue: 255)
       swap(&savedAbove, &savedNext)
-      precondition(keep == halo || rows.upperBound == height, "bands must be at least haloRows tall")
     }
     for y in rows {
-      stages.processRow(y, raw + y * bpr, width: width, channels: 3, eightBit: true, scratch: rowScratch)
+      stages.processRow(y, row(y), width: width, channels: 3, eightBit: true, scratch: rowScratch)
     }
     nextRow = rows.upperBound
   }
