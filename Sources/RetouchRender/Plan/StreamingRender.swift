@@ -22,7 +22,7 @@ public final class StreamingRender {
   private let sharpening: Sharpening?
   private let sharpenKernel: [Float]
   private let sharpenScratch: SharpenScratch?
-  private let rowScratch: PixelStages.RowScratch
+  private let threads: Int?
   private let lumaWeights: (r: Float, g: Float, b: Float)
   /// The last `haloRows` rows of the previous band as they were before it was rendered.
   private var savedAbove: UnsafeMutableRawPointer
@@ -56,7 +56,7 @@ public final class StreamingRender {
     sharpenKernel = s?.kernel ?? []
     haloRows = s?.haloRows ?? 0
     sharpenScratch = s.map { SharpenScratch(width: width, radius: $0.haloRows) }
-    rowScratch = PixelStages.RowScratch(width: width)
+    threads = options.threads
     lumaWeights = colorSpace.lumaWeights
     let slot = max(1, haloRows * width * 3)
     savedAbove = UnsafeMutableRawPointer.allocate(byteCount: slot, alignment: 64)
@@ -103,8 +103,17 @@ public final class StreamingRender {
         band, kernel: sharpenKernel, scratch: &scratch, lumaWeights: lumaWeights, maxValue: 255)
       swap(&savedAbove, &savedNext)
     }
-    for y in rows {
-      stages.processRow(y, row(y), width: width, channels: 3, eightBit: true, scratch: rowScratch)
+    // The per-pixel stages are independent per row: split the band over the worker threads
+    // (the decoder and encoder threads mostly wait on this one).
+    let stages = self.stages, w = width
+    let shared = SendableRawPointer(ringBase)
+    let first = rows.lowerBound
+    ParallelBands.forEach(rows: rows.count, minimumBandHeight: 16, threads: threads) { part in
+      let scratch = PixelStages.RowScratch(width: w)
+      for i in part {
+        let y = first + i
+        stages.processRow(y, shared.pointer + (y % ring) * bpr, width: w, channels: 3, eightBit: true, scratch: scratch)
+      }
     }
     nextRow = rows.upperBound
   }
