@@ -29,13 +29,15 @@ enum IOBench {
           return (nil, nil)
         }
       ]
-      cases.append(
-        BenchCase(name: "decode+encode q90, overlapped, in memory", owner: "Retouch") {
-          guard try JPEGEditPipeline.render(data, source: "bench", config: .neutral) != nil else {
-            throw BenchError(description: "the overlapped pipeline declined \(input.url.lastPathComponent)")
-          }
-          return (nil, nil)
-        })
+      if try JPEGEditPipeline.render(data, source: "bench", config: .neutral) != nil {
+        cases.append(
+          BenchCase(name: "decode+encode q90, overlapped, in memory", owner: "Retouch") {
+            _ = try JPEGEditPipeline.render(data, source: "bench", config: .neutral)
+            return (nil, nil)
+          })
+      } else {
+        print("(the overlapped pipeline does not take this file: EXIF-rotated, CMYK or needing colour conversion)")
+      }
       if which("tjbench") != nil {
         cases.append(
           BenchCase(name: "tjbench decompress+compress q90", owner: "libjpeg-turbo") {

@@ -108,7 +108,7 @@ let priorityNote = raisePriorityForPeers(options)
 try? FileManager.default.createDirectory(at: options.workDirectory, withIntermediateDirectories: true)
 print("# retouch-bench — \(options.suites.joined(separator: ", ")); \(options.runs) runs, medians")
 print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB; "
-  + "commit \(gitCommit()); \(ProcessInfo.processInfo.operatingSystemVersionString)")
+  + "commit \(gitCommit()); \(ProcessInfo.processInfo.operatingSystemVersionString); \(toolchain())")
 if let priorityNote { print(priorityNote) }
 do {
   for suite in options.suites {
@@ -161,6 +161,16 @@ func raisePriorityForPeers(_ options: BenchOptions) -> String? {
 
 /// The checked-out commit, read from the package's `.git` (a folder, or in a worktree a file
 /// naming the worktree's git folder, whose refs live in the shared "common" folder).
+/// The installed Swift toolchain's version line (the one `swift build` used), or "swift ?".
+func toolchain() -> String {
+  let out = options.workDirectory.appendingPathComponent("swift-version.txt").path
+  guard (try? spawnAndWait(["swift", "--version"], stdoutPath: out, environment: [:])) != nil,
+    let text = try? String(contentsOfFile: out, encoding: .utf8),
+    let line = text.split(separator: "\n").first(where: { $0.contains("Swift version") })
+  else { return "swift ?" }
+  return line.trimmingCharacters(in: .whitespaces)
+}
+
 func gitCommit() -> String {
   let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
   var gitDir = root.appendingPathComponent(".git")
