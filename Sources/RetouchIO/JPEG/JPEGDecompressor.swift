@@ -202,4 +202,27 @@ struct JPEGWarningReport {
     }
     return result
   }
+
+}
+
+extension JPEGDecompressor {
+  /// Applies `strictness` to what libjpeg reported after decoding, adding its warnings to
+  /// `warnings`.
+  ///
+  /// - Throws: `.truncated`, `.corrupt` or `.warning` as the strictness asks.
+  func checkReport(
+    strictness: DecodeOptions.Strictness, warnings: inout [String]
+  ) throws(ImageDecodingError) {
+    let report = warningReport
+    if strictness >= .failOnTruncation, report.isTruncated {
+      throw ImageDecodingError(.truncated, source: source, detail: report.truncationDetail)
+    }
+    if strictness >= .failOnError, report.counts.corrupt_count > 0 {
+      throw ImageDecodingError(.corrupt, source: source, detail: report.corruptionDetail)
+    }
+    warnings += report.sentences
+    if strictness >= .failOnWarning, let first = warnings.first {
+      throw ImageDecodingError(.warning, source: source, detail: first)
+    }
+  }
 }

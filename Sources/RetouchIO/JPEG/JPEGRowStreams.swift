@@ -112,17 +112,7 @@ public final class JPEGRowDecoder {
   /// - Throws: `.truncated`, `.corrupt` or `.warning` as ``DecodeOptions/strictness`` asks.
   public func finish() throws(ImageDecodingError) {
     try jpeg.finish()
-    let report = jpeg.warningReport
-    if options.strictness >= .failOnTruncation, report.isTruncated {
-      throw ImageDecodingError(.truncated, source: source, detail: report.truncationDetail)
-    }
-    if options.strictness >= .failOnError, report.counts.corrupt_count > 0 {
-      throw ImageDecodingError(.corrupt, source: source, detail: report.corruptionDetail)
-    }
-    warnings += report.sentences
-    if options.strictness >= .failOnWarning, let first = warnings.first {
-      throw ImageDecodingError(.warning, source: source, detail: first)
-    }
+    try jpeg.checkReport(strictness: options.strictness, warnings: &warnings)
   }
 }
 

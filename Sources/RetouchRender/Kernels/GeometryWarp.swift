@@ -136,10 +136,10 @@ extension Image {
               }
             }
           } else if eight {
-            Self.bilinearRows8(band, m: m, src: s.pointer.assumingMemoryBound(to: UInt8.self),
+            Self.bilinearRows(band, m: m, src: s.pointer.assumingMemoryBound(to: UInt8.self),
               sw: sw, sh: sh, dst: d.pointer.assumingMemoryBound(to: UInt8.self), ow: out.width, n: n)
           } else {
-            Self.bilinearRows16(band, m: m, src: s.pointer.assumingMemoryBound(to: UInt16.self),
+            Self.bilinearRows(band, m: m, src: s.pointer.assumingMemoryBound(to: UInt16.self),
               sw: sw, sh: sh, dst: d.pointer.assumingMemoryBound(to: UInt16.self), ow: out.width, n: n)
           }
         }
@@ -148,9 +148,10 @@ extension Image {
     return result
   }
 
-  static func bilinearRows8(
-    _ rows: Range<Int>, m: AffineMap, src: UnsafeMutablePointer<UInt8>, sw: Int, sh: Int,
-    dst: UnsafeMutablePointer<UInt8>, ow: Int, n: Int
+  /// Bilinear resampling of `rows` of the output, for 8- or 16-bit components.
+  static func bilinearRows<T: FixedWidthInteger & UnsignedInteger>(
+    _ rows: Range<Int>, m: AffineMap, src: UnsafeMutablePointer<T>, sw: Int, sh: Int,
+    dst: UnsafeMutablePointer<T>, ow: Int, n: Int
   ) {
     let maxX = Float(sw - 1), maxY = Float(sh - 1)
     for v in rows {
@@ -170,36 +171,7 @@ extension Image {
         let w00 = (1 - fx) * (1 - fy), w01 = fx * (1 - fy), w10 = (1 - fx) * fy, w11 = fx * fy
         for c in 0..<n {
           let value = Float(p00[c]) * w00 + Float(p01[c]) * w01 + Float(p10[c]) * w10 + Float(p11[c]) * w11
-          o[c] = UInt8(truncatingIfNeeded: Int32(value + 0.5))
-        }
-        o += n
-        x += dx
-        y += dy
-      }
-    }
-  }
-
-  static func bilinearRows16(
-    _ rows: Range<Int>, m: AffineMap, src: UnsafeMutablePointer<UInt16>, sw: Int, sh: Int,
-    dst: UnsafeMutablePointer<UInt16>, ow: Int, n: Int
-  ) {
-    let maxX = Float(sw - 1), maxY = Float(sh - 1)
-    for v in rows {
-      let start = m.apply(0.5, Double(v) + 0.5)
-      var x = Float(start.x) - 0.5, y = Float(start.y) - 0.5
-      let dx = Float(m.m00), dy = Float(m.m10)
-      var o = dst + v * ow * n
-      for _ in 0..<ow {
-        let cx = min(max(x, 0), maxX), cy = min(max(y, 0), maxY)
-        let x0 = Int(truncatingIfNeeded: Int32(cx)), y0 = Int(truncatingIfNeeded: Int32(cy))
-        let fx = cx - Float(x0), fy = cy - Float(y0)
-        let x1 = min(x0 + 1, sw - 1), y1 = min(y0 + 1, sh - 1)
-        let p00 = src + (y0 * sw + x0) * n, p01 = src + (y0 * sw + x1) * n
-        let p10 = src + (y1 * sw + x0) * n, p11 = src + (y1 * sw + x1) * n
-        let w00 = (1 - fx) * (1 - fy), w01 = fx * (1 - fy), w10 = (1 - fx) * fy, w11 = fx * fy
-        for c in 0..<n {
-          let value = Float(p00[c]) * w00 + Float(p01[c]) * w01 + Float(p10[c]) * w10 + Float(p11[c]) * w11
-          o[c] = UInt16(truncatingIfNeeded: Int32(value + 0.5))
+          o[c] = T(truncatingIfNeeded: Int32(value + 0.5))
         }
         o += n
         x += dx
