@@ -35,7 +35,7 @@ public enum JPEGEditPipeline {
     _ data: Data, source: String, config: EditConfig, decodeOptions: DecodeOptions = DecodeOptions(),
     encodeOptions: EncodeOptions = EncodeOptions(), renderOptions: RenderOptions = RenderOptions()
   ) throws -> Output? {
-    guard StreamingRender.canStream(config), ImageFormat.sniff(data) == .jpeg,
+    guard StreamingRender.canStream(config, options: renderOptions), ImageFormat.sniff(data) == .jpeg,
       decodeOptions.minimumLongEdge == nil
     else { return nil }
     let state = PipelineState()

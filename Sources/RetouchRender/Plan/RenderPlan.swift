@@ -14,6 +14,9 @@ public struct RenderOptions: Sendable, Hashable {
   public var lutSize = 33
   /// Seed of the film grain (the same seed gives the same grain).
   public var grainSeed: UInt64 = 0
+  /// The photo's depth map, aligned with the upright source, for background blur (without one,
+  /// background blur has no effect).
+  public var depthMap: DepthMap? = nil
 
   public init() {}
 }
@@ -21,6 +24,8 @@ public struct RenderOptions: Sendable, Hashable {
 /// An ``EditConfig`` compiled for one image size and render scale: the few passes that render it.
 ///
 /// Passes, each skipped when its settings are neutral:
+/// 0. **Background blur** from the photo's depth map (``RenderOptions/depthMap``), on the upright
+///    source where the map is aligned (``BackgroundBlur``).
 /// 1. **Geometry** — quarter turns, flips, crop and straighten as one affine warp
 ///    (``GeometryTransform``); an exact copy for whole-pixel maps.
 /// 2. **Noise reduction**, then **sharpening**, in place over row bands with halos, on the
@@ -79,7 +84,13 @@ public struct RenderPlan: Sendable {
     // `consuming`: when the caller passes its last reference, the pixels are edited in place
     // instead of copied (12 MP: saves 36 MB and ~10 ms).
     var img: Image
-    if let geometry {
+    let blur = BackgroundBlur(amount: config.value(of: .backgroundBlur))
+    if let depth = options.depthMap, !blur.isNeutral {
+      // On the upright source, where the depth map is aligned; geometry follows.
+      var source = consume image
+      blur.apply(to: &source, depth: depth, threads: options.threads)
+      img = geometry.map { source.warped(by: $0) } ?? source
+    } else if let geometry {
       img = image.warped(by: geometry)
     } else {
       img = consume image

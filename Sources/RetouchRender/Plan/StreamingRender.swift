@@ -8,7 +8,7 @@ import RetouchCore
 /// Produces exactly what ``RenderPlan`` produces for the same config, except that the tone
 /// guide comes from `guideSource` (a small copy of the photo, e.g. a DCT-scaled decode)
 /// rather than from the full image. Streams only edits without geometry and without noise
-/// reduction (``canStream(_:)``); others go through ``RenderPlan``.
+/// reduction or depth blur (``canStream(_:options:)``); others go through ``RenderPlan``.
 ///
 /// Not thread-safe: one thread calls ``render(rows:in:)`` with consecutive bands.
 public final class StreamingRender {
@@ -31,9 +31,10 @@ public final class StreamingRender {
 
   /// Whether `config` can be rendered as a stream (no crop, turns, straighten or noise
   /// reduction: those need rows out of order or a second pass).
-  public static func canStream(_ config: EditConfig) -> Bool {
+  public static func canStream(_ config: EditConfig, options: RenderOptions = RenderOptions()) -> Bool {
     config.crop.isFull && config.editRotation == .original && config.straightenDegrees == 0
       && config.value(of: .noiseReduction) == 0
+      && (options.depthMap == nil || config.value(of: .backgroundBlur) == 0)
   }
 
   /// - Parameters:
@@ -43,7 +44,7 @@ public final class StreamingRender {
     _ config: EditConfig, width: Int, height: Int, colorSpace: ColorSpace, guideSource: Image?,
     renderScale: Double = 1, options: RenderOptions = RenderOptions()
   ) {
-    precondition(Self.canStream(config), "this edit cannot be streamed; use RenderPlan")
+    precondition(Self.canStream(config, options: options), "this edit cannot be streamed; use RenderPlan")
     self.width = width
     self.height = height
     let vignette = options.includesVignette ? config.value(of: .vignette) : 0
