@@ -17,6 +17,7 @@ enum ApplyCommand: Subcommand {
         .init(name: "quality", value: "Q", help: "JPEG/HEIC quality 1…100 (default 90)."),
         .init(name: "format", value: "FMT", help: "jpeg, png or heic (default: from OUT's extension, else jpeg)."),
         .init(name: "save-config", value: "FILE", help: "Also write the edit as JSON."),
+        .init(name: "depth", value: "FILE", help: "A depth map image for background blur (brighter = nearer)."),
       ],
     positionals: 1...1,
     discussion: """
@@ -38,12 +39,22 @@ enum ApplyCommand: Subcommand {
     encodeOptions.quality = try arguments.int("quality", in: 1...100) ?? 90
     let config = try EditOptions.config(from: arguments)
     try ConvertCommand.refuseOverwriting(input, with: output)
+    var renderOptions = RenderOptions()
+    if let path = arguments.value("depth") {
+      do {
+        renderOptions.depthMap = DepthMap(image: try ImageDecoder().decode(URL(fileURLWithPath: path)).image)
+      } catch {
+        throw CLIError(error)
+      }
+    }
 
-    if format == .jpeg, try streamJPEG(input, to: output, config: config, options: encodeOptions) {
+    if format == .jpeg, renderOptions.depthMap == nil,
+      try streamJPEG(input, to: output, config: config, options: encodeOptions)
+    {
       // Decoded, edited and encoded in one overlapped pass.
     } else {
       let (image, metadata) = try load(input)
-      let edited = (consume image).rendered(with: config)
+      let edited = (consume image).rendered(with: config, options: renderOptions)
       do {
         try ImageEncoder(options: encodeOptions).write(edited, as: format, metadata: metadata, to: output)
       } catch {

@@ -339,3 +339,19 @@ struct LooksCommandTests {
     #expect(r.stderr.contains("photo.jpg: unreadable file"), "\(r.stderr)")
   }
 }
+
+@Suite("retouch apply --depth")
+struct DepthBlurCommandTests {
+  @Test func depthMapBlursTheBackgroundOnly() throws {
+    let dir = try CLIRunner.temporaryDirectory()
+    let plain = dir.appendingPathComponent("plain.png"), blurred = dir.appendingPathComponent("blurred.png")
+    // The iPhone portrait of a pug and its depth image (brighter = nearer).
+    let photo = SharedPhotos.url("g18").path, depth = SharedPhotos.url("g19").path
+    let a = try CLIRunner.run(["apply", photo, "-o", plain.path, "--set", "backgroundBlur=1"])
+    let b = try CLIRunner.run(["apply", photo, "-o", blurred.path, "--set", "backgroundBlur=1", "--depth", depth])
+    #expect(a.exitCode == 0 && b.exitCode == 0, "\(a.stderr) \(b.stderr)")
+    #expect(try Data(contentsOf: plain) != Data(contentsOf: blurred), "the depth map changed nothing")
+    let missing = try CLIRunner.run(["apply", photo, "-o", blurred.path, "--depth", "/nonexistent/depth.png"])
+    #expect(missing.exitCode == 66)
+  }
+}
