@@ -59,4 +59,24 @@ import Testing
       }
     }
   }
+
+  /// The renderer skips the columns `unitRange(y:)` reports, so they must be exactly the ones
+  /// whose multiplier is 1 (odd and even sizes, both signs).
+  @Test(arguments: [(0.35, 64, 48), (-0.9, 65, 47), (1.0, 7, 5)])
+  func unitRangeIsExactlyTheColumnsWithMultiplierOne(amount: Double, width: Int, height: Int) {
+    let mask = VignetteMask(amount: amount, width: width, height: height)
+    var row = [Float](repeating: 0, count: width)
+    for y in 0..<height {
+      row.withUnsafeMutableBufferPointer { mask.fillRow(y: y, into: $0.baseAddress!) }
+      let ones = row.indices.filter { row[$0] == 1 }
+      let range = mask.unitRange(y: y)
+      #expect(Array(range ?? 0..<0) == ones, "row \(y)")
+    }
+  }
+
+  /// Decoding an 8-bit code and encoding it through the renderer's table gives it back, which
+  /// is what lets the vignette leave multiplier-1 pixels alone.
+  @Test func eightBitCodesRoundTrip() {
+    #expect(PixelStages.code8RoundTrips)
+  }
 }

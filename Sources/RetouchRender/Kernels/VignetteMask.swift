@@ -54,6 +54,28 @@ public struct VignetteMask: Sendable {
     }
   }
 
+  /// The columns of row `y` whose multiplier is exactly 1 (inside the inner ellipse, where
+  /// ``fillRow(y:into:)`` computes `exp2(0)`), as one range, or nil when there are none.
+  /// `columnTerm` is symmetric and decreasing towards the centre, so they are contiguous.
+  public func unitRange(y: Int) -> Range<Int>? {
+    let rowTerm = VignetteMask.halfSquare(y, height)
+    // Same test as fillRow's clamp: t ≤ 0 exactly when (c + rowTerm − 0.2) · 1.25 ≤ 0.
+    func inside(_ x: Int) -> Bool { (columnTerm[x] + rowTerm - 0.2) * 1.25 <= 0 }
+    let mid = (width - 1) / 2
+    guard inside(mid) else { return nil }
+    var lo = 0, hi = mid  // first inside column in lo...mid
+    while lo < hi {
+      let m = (lo + hi) / 2
+      if inside(m) { hi = m } else { lo = m + 1 }
+    }
+    var a = mid, b = width - 1  // last inside column in mid...width-1
+    while a < b {
+      let m = (a + b + 1) / 2
+      if inside(m) { a = m } else { b = m - 1 }
+    }
+    return lo..<(a + 1)
+  }
+
   /// Scalar reference for one pixel, straight from the formula in Double.
   public func multiplierReference(x: Int, y: Int) -> Float {
     if amount == 0 { return 1 }
