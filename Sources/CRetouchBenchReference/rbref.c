@@ -5,6 +5,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { TABLE_LAST = 4095 };
 
@@ -21,6 +22,14 @@ struct rbref_plan {
   float encode[TABLE_LAST + 2];  // knot i: linear (i / 4095)^2 -> sRGB-encoded * 255
   float *column_term;    // u^2 / 2 per column
   float *row_term;       // v^2 / 2 per row
+  // Local tone (optional): base grid, its column taps, and the gain table.
+  float *base;
+  int base_width, base_height;
+  float *gain_table;
+  int gain_count;
+  float gain_lo, gain_scale;
+  int32_t *base_column;
+  float *base_column_weight;
 };
 
 static double srgb_decode(double e) {
@@ -86,7 +95,50 @@ void rbref_plan_destroy(rbref_plan *plan) {
   if (!plan) return;
   free(plan->column_term);
   free(plan->row_term);
+  free(plan->base);
+  free(plan->gain_table);
+  free(plan->base_column);
+  free(plan->base_column_weight);
   free(plan);
+}
+
+// Left tap and weight of the right tap for grid coordinate g in a grid of `count` knots.
+static void tap(double g, int count, int *index, float *weight) {
+  if (count < 2) { *index = 0; *weight = 0; return; }
+  if (g < 0) g = 0;
+  if (g > count - 1) g = count - 1;
+  int i = (int)g;
+  if (i > count - 2) i = count - 2;
+  *index = i;
+  *weight = (float)(g - i);
+}
+
+int rbref_plan_set_local_tone(rbref_plan *p, const rbref_local_tone *lt) {
+  if (!p || !lt || !lt->base || !lt->gain_table || lt->base_width < 1 || lt->base_height < 1 ||
+      lt->gain_count < 2 || !(lt->hi > lt->lo))
+    return -1;
+  size_t nb = (size_t)lt->base_width * (size_t)lt->base_height;
+  p->base = malloc(sizeof(float) * nb);
+  p->gain_table = malloc(sizeof(float) * (size_t)(lt->gain_count + 1));
+  p->base_column = malloc(sizeof(int32_t) * (size_t)p->width);
+  p->base_column_weight = malloc(sizeof(float) * (size_t)p->width);
+  if (!p->base || !p->gain_table || !p->base_column || !p->base_column_weight) return -1;
+  memcpy(p->base, lt->base, sizeof(float) * nb);
+  memcpy(p->gain_table, lt->gain_table, sizeof(float) * (size_t)lt->gain_count);
+  p->gain_table[lt->gain_count] = lt->gain_table[lt->gain_count - 1];
+  p->base_width = lt->base_width;
+  p->base_height = lt->base_height;
+  p->gain_count = lt->gain_count;
+  p->gain_lo = lt->lo;
+  p->gain_scale = (float)(lt->gain_count - 1) / (lt->hi - lt->lo);
+  for (int x = 0; x < p->width; x++) {
+    int i;
+    float w;
+    tap((x + 0.5) * lt->base_width / p->width - 0.5, lt->base_width, &i, &w);
+    p->base_column[x] = i;
+    p->base_column_weight[x] = w;
+  }
+  return 0;
 }
 
 static inline float clamp01(float v) { return v < 0 ? 0 : (v > 1 ? 1 : v); }
@@ -124,6 +176,30 @@ static void color_rows(const rbref_plan *p, const uint8_t *src, uint8_t *dst, in
         r[i] = dec[sb[3 * i]] * g0;
         g[i] = dec[sb[3 * i + 1]] * g1;
         b[i] = dec[sb[3 * i + 2]] * g2;
+      }
+      if (p->base) {
+        // Bilinear base from the grid, then the gain table, as a multiplier on linear light.
+        int gy;
+        float ty;
+        tap((y + 0.5) * p->base_height / p->height - 0.5, p->base_height, &gy, &ty);
+        const float *restrict b0 = p->base + (size_t)gy * (size_t)p->base_width;
+        const float *restrict b1 = p->base_height > 1 ? b0 + p->base_width : b0;
+        const int32_t *restrict bc = p->base_column + x0;
+        const float *restrict bw = p->base_column_weight + x0;
+        const float *restrict gt = p->gain_table;
+        const float lo = p->gain_lo, gs = p->gain_scale, last = (float)(p->gain_count - 1) - 0.001f;
+        for (int i = 0; i < n; i++) {
+          int c = bc[i];
+          float top = b0[c] + bw[i] * (b0[c + 1] - b0[c]);
+          float bottom = b1[c] + bw[i] * (b1[c + 1] - b1[c]);
+          float t = (top + ty * (bottom - top) - lo) * gs;
+          t = t < 0 ? 0 : (t > last ? last : t);
+          int k = (int)t;
+          float gain = gt[k] + (t - (float)k) * (gt[k + 1] - gt[k]);
+          r[i] *= gain;
+          g[i] *= gain;
+          b[i] *= gain;
+        }
       }
       for (int i = 0; i < n; i++) {
         float rr = lookup(tone, r[i] * inv_max);
@@ -178,6 +254,67 @@ int rbref_color_pass(const rbref_plan *plan, const uint8_t *src, uint8_t *dst, i
     } else {
       run_band(&bands[i]);  // could not start a thread: do its rows here
     }
+  }
+  return ran;
+}
+
+typedef struct {
+  const rbref_plan *plan;
+  const uint8_t *src;
+  uint8_t *dst;
+  float amount;
+  int y0, y1;
+} sharpen_band;
+
+static inline int luma8(const uint8_t *p) { return (54 * p[0] + 183 * p[1] + 19 * p[2]) >> 8; }
+
+static void *run_sharpen(void *arg) {
+  sharpen_band *b = arg;
+  const int w = b->plan->width, h = b->plan->height;
+  const int stride = w * 3;
+  int *ybuf = malloc(sizeof(int) * (size_t)w * 3);
+  if (!ybuf) return NULL;
+  for (int y = b->y0; y < b->y1; y++) {
+    const uint8_t *rows[3] = {
+      b->src + (size_t)(y > 0 ? y - 1 : 0) * stride, b->src + (size_t)y * stride,
+      b->src + (size_t)(y + 1 < h ? y + 1 : h - 1) * stride};
+    for (int k = 0; k < 3; k++)
+      for (int x = 0; x < w; x++) ybuf[k * w + x] = luma8(rows[k] + 3 * x);
+    uint8_t *d = b->dst + (size_t)y * stride;
+    const uint8_t *s = rows[1];
+    for (int x = 0; x < w; x++) {
+      int xl = x > 0 ? x - 1 : 0, xr = x + 1 < w ? x + 1 : w - 1;
+      int sum = 0;
+      for (int k = 0; k < 3; k++) sum += ybuf[k * w + xl] + ybuf[k * w + x] + ybuf[k * w + xr];
+      float delta = b->amount * ((float)ybuf[w + x] - (float)sum * (1.0f / 9));
+      for (int c = 0; c < 3; c++) {
+        float v = (float)s[3 * x + c] + delta + 0.5f;
+        d[3 * x + c] = (uint8_t)(v < 0 ? 0 : (v > 255 ? 255 : v));
+      }
+    }
+  }
+  free(ybuf);
+  return NULL;
+}
+
+int rbref_sharpen_pass(const rbref_plan *plan, const uint8_t *src, uint8_t *dst, float amount, int threads) {
+  if (!plan || !src || !dst || src == dst) return 0;
+  int n = threads < 1 ? 1 : (threads > MAX_THREADS ? MAX_THREADS : threads);
+  if (n > plan->height) n = plan->height;
+  sharpen_band bands[MAX_THREADS];
+  pthread_t ids[MAX_THREADS];
+  int started[MAX_THREADS] = {0};
+  for (int i = 0; i < n; i++)
+    bands[i] = (sharpen_band){plan, src, dst, amount, plan->height * i / n, plan->height * (i + 1) / n};
+  int ran = 1;
+  for (int i = 1; i < n; i++) {
+    started[i] = pthread_create(&ids[i], NULL, run_sharpen, &bands[i]) == 0;
+    ran += started[i];
+  }
+  run_sharpen(&bands[0]);
+  for (int i = 1; i < n; i++) {
+    if (started[i]) pthread_join(ids[i], NULL);
+    else run_sharpen(&bands[i]);
   }
   return ran;
 }

@@ -339,12 +339,15 @@ enum RenderBench {
     let withoutSharpen = typicalConfig.setting(.sharpness, to: 0)
     let lut = ColorLUT3D(ColorToneTransform(typicalConfig, colorSpace: source.colorSpace))
     let cRef = try CReference(source)
+    let cTypical = try CReference(
+      typical: source, shadows: typical[.shadows] ?? 0, highlights: typical[.highlights] ?? 0, sharpen: 1.5)
     var sink = 0
 
     let typicalName = "typical edit, one slider moved"
     let colorName = "colour-only edit, one slider moved"
     let c1Name = "C reference colour pass, 1 thread"
     let c2Name = "C reference colour pass, 2 threads"
+    let cTypicalName = "C reference typical pass, 2 threads"
     let lutName = "stage: colour LUT build (33³, typical)"
     let guideName = "stage: tone guide build"
     let sharpenName = "stage: sharpen (σ = \(String(format: "%.2f", scale)) px)"
@@ -369,6 +372,7 @@ enum RenderBench {
       },
       BenchCase(name: c1Name, owner: "C -O3 native") { (nil, cRef.run(threads: 1)) },
       BenchCase(name: c2Name, owner: "C -O3 native") { (nil, cRef.run(threads: 2)) },
+      BenchCase(name: cTypicalName, owner: "C -O3 native") { (nil, cTypical.run(threads: 2)) },
       BenchCase(name: lutName, owner: "Retouch") {
         sink &+=
           ColorLUT3D(ColorToneTransform(typicalMoves.config, colorSpace: source.colorSpace)).size
@@ -414,7 +418,7 @@ enum RenderBench {
     ]
     let results = try roundRobin(cases, runs: runs, warmup: 3)
     func m(_ name: String) -> Double { results.first { $0.name == name }?.samples.median ?? .nan }
-    let main = results.filter { [typicalName, colorName, c1Name, c2Name].contains($0.name) }
+    let main = results.filter { [typicalName, colorName, c1Name, c2Name, cTypicalName].contains($0.name) }
     printTable(
       "Preview re-render after one slider move, \(source.size) 8-bit RGB, in memory", main,
       reference: c2Name,
@@ -424,7 +428,9 @@ enum RenderBench {
         \(String(format: "%.3f", scale))): LUT, guide, sharpening, fused pass and the output copy. \
         \(runs) samples, interleaved.
         threads: Retouch \(retouchThreads); C reference as named (per-pixel: decode table, gains, \
-        4096-entry tone table, saturation, vignette, encode table; no local tone, no sharpening).
+        4096-entry tone table, saturation, vignette, encode table); its typical pass adds a 3×3 \
+        luma sharpen and local tone (bilinear base from Retouch's tone guide, gain table), without \
+        the LUT build and guide build Retouch's figure includes.
         """)
     print(
       String(
@@ -437,6 +443,10 @@ enum RenderBench {
           + "ours / C (1 thread): colour-only %.2f×, typical %.2f×",
         m(colorName) / m(c2Name), m(typicalName) / m(c2Name), m(colorName) / m(c1Name),
         m(typicalName) / m(c1Name)))
+    print(
+      String(
+        format: "typical / C reference typical pass (2 threads, same per-pixel work): %.2f× (goal ≤ 1.5×)",
+        m(typicalName) / m(cTypicalName)))
 
     let stages = results.filter { !main.map(\.name).contains($0.name) }
     printTable(
@@ -514,8 +524,32 @@ enum RenderBench {
     let plan: OpaquePointer
     let source: UnsafeMutableRawBufferPointer
     let output: UnsafeMutableRawBufferPointer
+    /// Scratch for the typical pass's sharpened copy.
+    let sharpened: UnsafeMutableRawBufferPointer
+    let sharpenAmount: Float
 
-    init(_ image: Image) throws {
+    /// The typical pass: the colour pass plus local tone from `guide` (Retouch's own tone base for
+    /// the same image and the same curve) and a 3×3 luma sharpen before it.
+    convenience init(typical image: Image, shadows: Double, highlights: Double, sharpen: Float) throws {
+      try self.init(image, sharpen: sharpen)
+      let guide = ToneGuide(image: image)
+      let base = guide.values(.tone)
+      let curve = LocalToneCurve(shadows: shadows, highlights: highlights)
+      let table = (0..<4096).map { curve.gain(base: -16 + Float($0) * 20 / 4095) }
+      let status = base.withUnsafeBufferPointer { b in
+        table.withUnsafeBufferPointer { t in
+          var local = rbref_local_tone(
+            base: b.baseAddress, base_width: Int32(guide.width), base_height: Int32(guide.height),
+            gain_table: t.baseAddress, gain_count: Int32(t.count), lo: -16, hi: 4)
+          return rbref_plan_set_local_tone(plan, &local)
+        }
+      }
+      guard status == 0 else { throw BenchError(description: "rbref_plan_set_local_tone failed") }
+    }
+
+    convenience init(_ image: Image) throws { try self.init(image, sharpen: 0) }
+
+    init(_ image: Image, sharpen: Float) throws {
       guard image.format.bitDepth == 8, image.format.channelCount == 3 else {
         throw BenchError(description: "C reference needs 8-bit RGB, got \(image.format)")
       }
@@ -526,6 +560,8 @@ enum RenderBench {
       plan = p
       source = .allocate(byteCount: image.byteCount, alignment: 64)
       output = .allocate(byteCount: image.byteCount, alignment: 64)
+      sharpened = .allocate(byteCount: image.byteCount, alignment: 64)
+      sharpenAmount = sharpen
       image.withUnsafeBytes { source.copyMemory(from: $0) }
     }
 
@@ -533,14 +569,19 @@ enum RenderBench {
       rbref_plan_destroy(plan)
       source.deallocate()
       output.deallocate()
+      sharpened.deallocate()
     }
 
-    /// Runs the pass; returns its milliseconds.
+    /// Runs the pass (sharpen first when the reference has one); returns its milliseconds.
     func run(threads: Int) -> Double {
       let start = now()
-      _ = rbref_color_pass(
-        plan, source.baseAddress!.assumingMemoryBound(to: UInt8.self),
-        output.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(threads))
+      var input = source.baseAddress!.assumingMemoryBound(to: UInt8.self)
+      if sharpenAmount > 0 {
+        let s = sharpened.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        _ = rbref_sharpen_pass(plan, input, s, sharpenAmount, Int32(threads))
+        input = s
+      }
+      _ = rbref_color_pass(plan, input, output.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(threads))
       return (now() - start) * 1000
     }
   }

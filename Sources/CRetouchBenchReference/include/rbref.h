@@ -43,6 +43,25 @@ void rbref_plan_destroy(rbref_plan *plan);
 /// done on fewer threads).
 int rbref_color_pass(const rbref_plan *plan, const uint8_t *src, uint8_t *dst, int threads);
 
+/// Local tone for the reference's "typical" pass: a linear-light gain per pixel, read from a
+/// small grid of base values (stops) covering the image, through a gain table over `lo...hi`
+/// stops (the same shape of work as Retouch's shadows/highlights).
+typedef struct rbref_local_tone {
+  const float *base;
+  int base_width, base_height;
+  const float *gain_table;
+  int gain_count;
+  float lo, hi;
+} rbref_local_tone;
+
+/// Adds local tone to a plan (copies the grid and the table). Returns 0 on success.
+int rbref_plan_set_local_tone(rbref_plan *plan, const rbref_local_tone *local);
+
+/// A 3×3 luma sharpen from `src` to `dst` (distinct 8-bit RGB buffers of the plan's size): the
+/// luma's difference from its 3×3 mean, times `amount`, added to R, G and B. Returns the threads
+/// that ran.
+int rbref_sharpen_pass(const rbref_plan *plan, const uint8_t *src, uint8_t *dst, float amount, int threads);
+
 #ifdef __cplusplus
 }
 #endif
