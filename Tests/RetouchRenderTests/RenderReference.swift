@@ -14,8 +14,9 @@ import RetouchTestSupport
 /// 1. geometry with ``Image/warped(by:)`` (its own tests pin it), then
 ///    ``NoiseReduction/appliedReference(to:)`` and ``Sharpening/appliedReference(to:)``;
 /// 2. per pixel, on exact sRGB-decoded linear light (no tables, no rounding between stages):
-///    - local gain `k` = ``LocalToneCurve/gainReference(base:shadows:highlights:)`` of the tone
-///      base (``ToneGuide/Sampler/valueReference(x:y:layer:)``) plus the exposure in stops, times
+///    - local gain `k` = ``LocalToneCurve/gainReference(base:shadows:highlights:)`` of each guide
+///      pixel's tone base plus the exposure in stops, bilinearly interpolated
+///      (``ToneGuide/Sampler/valueReference(x:y:values:)``), times
 ///      ``Clarity/gainReference(log2Luminance:base:)`` of the pixel's log2 luminance (floor
 ///      2⁻¹²) over the clarity base; linear R, G, B × k, encoded and clamped to 0…1;
 ///    - ``ColorToneTransform/apply(_:_:_:)`` (the transform itself, not the LUT);
@@ -58,9 +59,11 @@ enum RenderReference {
     let clarity = Clarity(amount: config.value(of: .clarity))
     let exposure = Float(config.value(of: .exposure))
     var sampler: ToneGuide.Sampler?
+    var toneGains: [Float] = []
     if !tone.isNeutral || !clarity.isNeutral {
-      sampler = ToneGuide.Sampler(
-        guide: ToneGuide(image: image, threads: 1), outputWidth: width, outputHeight: height)
+      let guide = ToneGuide(image: image, threads: 1)
+      toneGains = guide.values(.tone).map { tone.gainReference(base: $0 + exposure) }
+      sampler = ToneGuide.Sampler(guide: guide, outputWidth: width, outputHeight: height)
     }
     let transform = ColorToneTransform(config, colorSpace: image.colorSpace)
     let vignetteAmount = options.includesVignette ? max(-1, min(1, config.value(of: .vignette))) : 0
@@ -80,8 +83,8 @@ enum RenderReference {
           var lin = e.map(SRGBTables.decodeExact)
           var k: Double = 1
           if !tone.isNeutral {
-            let base = sampler.valueReference(x: x, y: y, layer: .tone)
-            k = Double(tone.gainReference(base: base + exposure))
+            // The gain of each guide pixel, interpolated (the renderer's definition).
+            k = Double(sampler.valueReference(x: x, y: y, values: toneGains))
           }
           if !clarity.isNeutral {
             let lum = Double(luma.r) * lin[0] + Double(luma.g) * lin[1] + Double(luma.b) * lin[2]

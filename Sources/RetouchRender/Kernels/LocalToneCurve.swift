@@ -59,7 +59,7 @@ public struct LocalToneCurve: Sendable, Hashable {
 /// edge-aware base (``ToneGuide/Layer/clarity``).
 ///
 /// In stops, with `L = log2(Y)` of the pixel's linear luminance (floor −12) and base `b`:
-/// `detail = clamp(L − b, −2, 2)`, `L' = L + amount · 0.7 · detail · m(b)`, where the midtone
+/// `detail = SpatialMath.clamp(L − b, −2, 2)`, `L' = L + amount · 0.7 · detail · m(b)`, where the midtone
 /// weight `m(b) = (1 − ((b + 2.5)/5.5)²)²` below mid grey and `(1 − ((b + 2.5)/3)²)²` above (1 at
 /// −2.5 stops, 0 at −8 and at +0.5, 0 outside). The renderer multiplies linear R, G and B by
 /// ``gain(log2Luminance:base:)`` = `2^(L' − L)`, which keeps hue and saturation. Positive amounts
@@ -86,7 +86,7 @@ public struct Clarity: Sendable, Hashable {
   /// The linear-light gain `2^(L' − L)` for a pixel of log2 luminance `L` over base `b`.
   @inlinable
   public func gain(log2Luminance l: Float, base b: Float) -> Float {
-    let detail = min(max(l - b, -2), 2)
+    let detail = SpatialMath.clamp(l - b, -2, 2)
     return SpatialMath.exp2(amount * 0.7 * detail * Clarity.midtoneWeight(base: b))
   }
 

@@ -30,7 +30,7 @@ public enum SpatialMath {
   /// [−0.5, 0.5]`. Relative error below 3e-7.
   @inlinable
   public static func exp2(_ x: Float) -> Float {
-    let c = min(max(x, -126), 126)
+    let c = x > -126 ? (x < 126 ? x : 126) : -126
     let shifted = c + 12_582_912  // 1.5 · 2^23: the float's low bits now hold round(c)
     let i = Int32(bitPattern: shifted.bitPattern & 0x007F_FFFF) &- 0x0040_0000
     let f = c - (shifted - 12_582_912)
@@ -64,7 +64,14 @@ public enum SpatialMath {
   /// Cubic Hermite step: 0 at `t ≤ 0`, 1 at `t ≥ 1`, `3t² − 2t³` between.
   @inlinable
   public static func smoothstep(_ t: Float) -> Float {
-    let u = min(max(t, 0), 1)
+    let u = t > 0 ? (t < 1 ? t : 1) : 0
     return u * u * (3 - 2 * u)
+  }
+
+  /// `v` clamped to `lo...hi`, NaN to `lo`. Plain comparisons: the generic `min`/`max` were not
+  /// inlined in the fused loops (about 9 % of a typical 2048×1536 render went to those calls).
+  @inlinable @inline(__always)
+  public static func clamp(_ v: Float, _ lo: Float, _ hi: Float) -> Float {
+    v > lo ? (v < hi ? v : hi) : lo
   }
 }

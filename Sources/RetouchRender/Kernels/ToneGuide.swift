@@ -318,15 +318,23 @@ public struct ToneGuide: Sendable {
     /// Writes the upsampled `layer` (stops) for output row `y` into `row[0..<outputWidth]`.
     @inlinable
     public func fillRow(y: Int, layer: Layer = .tone, into row: UnsafeMutablePointer<Float>) {
-      let (gy, ty) = Sampler.tap(
-        rowOffset + (Double(y) + 0.5) * rowScale - 0.5, count: guide.height)
-      let gy1 = guide.height > 1 ? gy + 1 : gy
       let values: [Float]
       switch layer {
       case .luminance: values = guide.luminance
       case .tone: values = guide.toneBase
       case .clarity: values = guide.clarityBase
       }
+      fillRow(y: y, values: values, into: row)
+    }
+
+    /// Writes row `y` of any per-guide-pixel field (`values`: one per guide pixel, row-major,
+    /// e.g. a function of a layer computed once on the guide grid) upsampled the same way.
+    @inlinable
+    public func fillRow(y: Int, values: [Float], into row: UnsafeMutablePointer<Float>) {
+      precondition(values.count == guide.width * guide.height, "one value per guide pixel")
+      let (gy, ty) = Sampler.tap(
+        rowOffset + (Double(y) + 0.5) * rowScale - 0.5, count: guide.height)
+      let gy1 = guide.height > 1 ? gy + 1 : gy
       let gw = guide.width
       values.withUnsafeBufferPointer { v in
         columnIndex.withUnsafeBufferPointer { ci in
@@ -348,7 +356,11 @@ public struct ToneGuide: Sendable {
 
     /// Scalar reference for one output pixel (Double math).
     public func valueReference(x: Int, y: Int, layer: Layer = .tone) -> Float {
-      let vals = guide.values(layer)
+      valueReference(x: x, y: y, values: guide.values(layer))
+    }
+
+    /// Scalar reference of ``fillRow(y:values:into:)`` for one output pixel.
+    public func valueReference(x: Int, y: Int, values vals: [Float]) -> Float {
       let sx = Double(columnIndex[x]) + Double(columnWeight[x])
       let gyv = Swift.min(
         Swift.max(rowOffset + (Double(y) + 0.5) * rowScale - 0.5, 0), Double(guide.height - 1))

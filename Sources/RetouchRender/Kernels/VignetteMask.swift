@@ -48,7 +48,7 @@ public struct VignetteMask: Sendable {
     let k = -2 * amount
     columnTerm.withUnsafeBufferPointer { c in
       for x in 0..<width {
-        let t = min(max((c[x] + rowTerm - 0.2) * 1.25, 0), 1)
+        let t = SpatialMath.clamp((c[x] + rowTerm - 0.2) * 1.25, 0, 1)
         row[x] = SpatialMath.exp2(k * (t * t * (3 - 2 * t)))
       }
     }

@@ -121,6 +121,17 @@ struct PixelStages: Sendable {
   /// instead of three smoothsteps and an exp2.
   let toneGainTable: [Float]
   static let toneTableRange: ClosedRange<Float> = -16...4
+  /// The gain of every guide pixel (``toneGainTable`` at its base plus the exposure); rows of
+  /// gains are bilinearly upsampled from it like the base itself would be.
+  let toneGainGrid: [Float]
+
+  /// ``toneGainTable`` at `base` stops, linearly interpolated.
+  static func tabulatedGain(_ table: [Float], base: Float) -> Float {
+    let range = toneTableRange
+    let t = SpatialMath.clamp((base - range.lowerBound) * (4095 / (range.upperBound - range.lowerBound)), 0, 4094.999)
+    let i = Int(truncatingIfNeeded: Int32(t))
+    return table[i] + (t - Float(i)) * (table[i + 1] - table[i])
+  }
   let clarity: Clarity?
   let toneSampler: ToneGuide.Sampler?
   let exposureStops: Float
@@ -145,13 +156,18 @@ struct PixelStages: Sendable {
       ? []
       : (0..<4096).map { i in tone.gain(base: range.lowerBound + Float(i) * (range.upperBound - range.lowerBound) / 4095) }
     self.clarity = clarity.isNeutral ? nil : clarity
+    exposureStops = Float(config.value(of: .exposure))
     if localTone != nil || self.clarity != nil, let guideSource {
       let guide = ToneGuide(image: guideSource, threads: options.threads)
       toneSampler = ToneGuide.Sampler(guide: guide, outputWidth: width, outputHeight: height)
+      // The shadows/highlights gain of every guide pixel (its base moved by the exposure), so a
+      // pixel only interpolates a gain.
+      let table = toneGainTable, shift = exposureStops
+      toneGainGrid = tone.isNeutral ? [] : guide.values(.tone).map { Self.tabulatedGain(table, base: $0 + shift) }
     } else {
       toneSampler = nil
+      toneGainGrid = []
     }
-    exposureStops = Float(config.value(of: .exposure))
     lut = ColorLUTCache.shared.lut(
       for: config, colorSpace: colorSpace, size: options.lutSize, threads: options.threads)
     let v = VignetteMask(amount: max(-1, min(1, amount)), width: width, height: height)
@@ -199,7 +215,7 @@ struct PixelStages: Sendable {
     scratch: RowScratch
   ) {
     if let sampler = toneSampler {
-      sampler.fillRow(y: y, layer: .tone, into: scratch.tone)
+      if localTone != nil { sampler.fillRow(y: y, values: toneGainGrid, into: scratch.tone) }
       if clarity != nil { sampler.fillRow(y: y, layer: .clarity, into: scratch.clarity) }
       if eight && clarity == nil {
         localGain8(row.assumingMemoryBound(to: UInt8.self), width, channels, scratch.tone)
@@ -225,8 +241,8 @@ struct PixelStages: Sendable {
         // Inside the inner ellipse the multiplier is exactly 1 and 8-bit codes round-trip, so
         // those pixels are left alone.
         let p = row.assumingMemoryBound(to: UInt8.self)
-        finish(p, inner.lowerBound, channels, v, nil)
-        finish(p + inner.upperBound * channels, width - inner.upperBound, channels, v + inner.upperBound, nil)
+        vignette8(p, inner.lowerBound, channels, v)
+        vignette8(p + inner.upperBound * channels, width - inner.upperBound, channels, v + inner.upperBound)
       } else if eight {
         finish(row.assumingMemoryBound(to: UInt8.self), width, channels, v, g)
       } else {
@@ -235,21 +251,12 @@ struct PixelStages: Sendable {
     }
   }
 
-  /// The local gain for one pixel in linear light: shadows/highlights from the tone base (moved
-  /// by the exposure the LUT applies afterwards, so they judge the exposed photo), times
-  /// clarity's midtone contrast.
+  /// The local gain for one pixel in linear light: the shadows/highlights gain interpolated
+  /// from the guide grid (its base moved by the exposure the LUT applies afterwards, so they
+  /// judge the exposed photo), times clarity's midtone contrast.
   @inline(__always)
-  func gain(
-    _ r: Float, _ g: Float, _ b: Float, toneBase: Float, clarityBase: Float, toneTable: UnsafePointer<Float>?
-  ) -> Float {
-    var k: Float = 1
-    if let toneTable {
-      let range = Self.toneTableRange
-      let t = min(max((toneBase + exposureStops - range.lowerBound) * (4095 / (range.upperBound - range.lowerBound)), 0), 4094.999)
-      let i = Int(truncatingIfNeeded: Int32(t))
-      let a = toneTable[i]
-      k = a + (t - Float(i)) * (toneTable[i + 1] - a)
-    }
+  func gain(_ r: Float, _ g: Float, _ b: Float, toneGain: Float, clarityBase: Float) -> Float {
+    var k: Float = localTone == nil ? 1 : toneGain
     if let clarity {
       let y = luma.r * r + luma.g * g + luma.b * b
       k *= clarity.gain(log2Luminance: SpatialMath.log2(max(y, 1.0 / 4096)), base: clarityBase)
@@ -257,7 +264,7 @@ struct PixelStages: Sendable {
     return k
   }
 
-  /// Multiplies each pixel's linear R, G, B by its local gain (see ``gain(_:_:_:toneBase:clarityBase:)``).
+  /// Multiplies each pixel's linear R, G, B by its local gain (see ``gain(_:_:_:toneGain:clarityBase:)``).
   func localGain<C: RenderComponent>(
     _ row: UnsafeMutablePointer<C>, _ width: Int, _ channels: Int, _ tone: UnsafeMutablePointer<Float>,
     _ clarityBase: UnsafeMutablePointer<Float>
@@ -265,64 +272,72 @@ struct PixelStages: Sendable {
     C.decodeTable.withUnsafeBufferPointer { dec in
       SRGBTables.encodeTable.withUnsafeBufferPointer { enc in
         Self.linearToCode8.withUnsafeBufferPointer { code8 in
-          toneGainTable.withUnsafeBufferPointer { toneTable in
-            let d = dec.baseAddress!, e = enc.baseAddress!, c8 = code8.baseAddress!
-            let tt = toneTable.isEmpty ? nil : toneTable.baseAddress
-            var p = row
-            for x in 0..<width {
-              let r = d[p[0].index], g = d[p[1].index], b = d[p[2].index]
-              let k = gain(r, g, b, toneBase: tone[x], clarityBase: clarityBase[x], toneTable: tt)
-              p[0] = C(linear: r * k, encodeTable: e, code8: c8)
-              p[1] = C(linear: g * k, encodeTable: e, code8: c8)
-              p[2] = C(linear: b * k, encodeTable: e, code8: c8)
-              p += channels
-            }
+          let d = dec.baseAddress!, e = enc.baseAddress!, c8 = code8.baseAddress!
+          var p = row
+          for x in 0..<width {
+            let r = d[p[0].index], g = d[p[1].index], b = d[p[2].index]
+            let k = gain(r, g, b, toneGain: tone[x], clarityBase: clarityBase[x])
+            p[0] = C(linear: r * k, encodeTable: e, code8: c8)
+            p[1] = C(linear: g * k, encodeTable: e, code8: c8)
+            p[2] = C(linear: b * k, encodeTable: e, code8: c8)
+            p += channels
           }
         }
       }
     }
   }
 
-  /// ``localGain(_:_:_:_:_:)`` for 8-bit rows without clarity, in two tight loops: the gains of
-  /// the row first (overwriting `tone`), then the pixels, with the decode table pre-scaled to
-  /// ``linearToCode8``'s index (one multiply and one clamp fewer per component; an ulp apart
-  /// from the unscaled product, so a rare component may round to the neighbouring code; the
-  /// reference tests' "local" limits hold).
+  /// ``localGain(_:_:_:_:_:)`` for 8-bit rows without clarity: `gains` holds the row's gains
+  /// (upsampled from the guide grid), and the decode table is pre-scaled to ``linearToCode8``'s
+  /// index (one multiply and one clamp fewer per component; an ulp apart from the unscaled
+  /// product, so a rare component may round to the neighbouring code).
   ///
-  /// Measured (release, 2048×1536 8-bit, one thread, min of 15, shared 2-core VM at load ≈ 3):
-  /// local tone incl. guide build 31–35 → 26 ms (two loops) → 22.6–23.5 ms (pre-scaled table); with the vignette's unit-range skip in
-  /// ``processRow(_:_:width:channels:eightBit:scratch:)`` the bench's typical edit without
-  /// sharpening went 66–72 → 56–57 ms on one thread. The vignette row pass went 15–18 → 11–12 ms.
+  /// Measured (release, 2048×1536 8-bit, shared 2-core VM): a gain per pixel from a table lerp
+  /// of the base cost a sixth of the streaming render; interpolating gains computed once per
+  /// guide pixel removes it. Earlier steps: two loops instead of one, then the pre-scaled table
+  /// (local tone incl. guide build 31–35 → 22.6–23.5 ms on one thread).
   func localGain8(
-    _ row: UnsafeMutablePointer<UInt8>, _ width: Int, _ channels: Int, _ tone: UnsafeMutablePointer<Float>
+    _ row: UnsafeMutablePointer<UInt8>, _ width: Int, _ channels: Int, _ gains: UnsafeMutablePointer<Float>
   ) {
     Self.decode8Scaled.withUnsafeBufferPointer { dec in
       Self.linearToCode8.withUnsafeBufferPointer { code8 in
-        toneGainTable.withUnsafeBufferPointer { toneTable in
-          let d = dec.baseAddress.unsafelyUnwrapped, c8 = code8.baseAddress.unsafelyUnwrapped
-          guard let tt = toneTable.baseAddress else { return }
-          let range = Self.toneTableRange
-          let scale: Float = 4095 / (range.upperBound - range.lowerBound)
-          let shift = exposureStops - range.lowerBound
-          for x in 0..<width {
-            let t = min(max((tone[x] + shift) * scale, 0), 4094.999)
-            let i = Int(truncatingIfNeeded: Int32(t))
-            let a = tt[i]
-            tone[x] = a + (t - Float(i)) * (tt[i &+ 1] - a)
+        let d = dec.baseAddress.unsafelyUnwrapped, c8 = code8.baseAddress.unsafelyUnwrapped
+        // Gains are positive, so only the top needs a clamp.
+        @inline(__always) func code(_ l: Float) -> UInt8 {
+          c8[Int(truncatingIfNeeded: SpatialMath.roundToUInt32(l < 16383 ? l : 16383))]
+        }
+        var p = row
+        for x in 0..<width {
+          let k = gains[x]
+          let r = d[Int(p[0])], g = d[Int(p[1])], b = d[Int(p[2])]
+          p[0] = code(r * k)
+          p[1] = code(g * k)
+          p[2] = code(b * k)
+          p += channels
+        }
+      }
+    }
+  }
+
+  /// The vignette alone on 8-bit pixels: the pre-scaled decode table times the multiplier indexes
+  /// ``linearToCode8`` directly (as ``localGain8(_:_:_:_:)`` does), one multiply and one look-up per
+  /// component.
+  func vignette8(
+    _ row: UnsafeMutablePointer<UInt8>, _ width: Int, _ channels: Int, _ multipliers: UnsafeMutablePointer<Float>
+  ) {
+    guard width > 0 else { return }
+    Self.decode8Scaled.withUnsafeBufferPointer { dec in
+      Self.linearToCode8.withUnsafeBufferPointer { code8 in
+        let d = dec.baseAddress.unsafelyUnwrapped, c8 = code8.baseAddress.unsafelyUnwrapped
+        var p = row
+        for x in 0..<width {
+          // Vignette multipliers are positive (≤ 4 at −1): only the top needs a clamp.
+          let m = multipliers[x]
+          for c in 0..<3 {
+            let l = d[Int(p[c])] * m
+            p[c] = c8[Int(truncatingIfNeeded: SpatialMath.roundToUInt32(l < 16383 ? l : 16383))]
           }
-          // Gains are positive, so only the top needs a clamp.
-          @inline(__always) func code(_ l: Float) -> UInt8 {
-            c8[Int(truncatingIfNeeded: SpatialMath.roundToUInt32(min(l, 16383)))]
-          }
-          var p = row
-          for x in 0..<width {
-            let k = tone[x]
-            let r = d[Int(p[0])], g = d[Int(p[1])], b = d[Int(p[2])]
-            p[0] = code(r * k)
-            p[1] = code(g * k)
-            p[2] = code(b * k)
-            p += channels
-          }
+          p += channels
         }
       }
     }
@@ -376,7 +391,7 @@ extension PixelStages {
   /// Whether every 8-bit code survives decode → ``linearToCode8`` unchanged (so a multiplier of
   /// exactly 1 can skip pixels). True for these tables; checked once rather than assumed.
   static let code8RoundTrips: Bool = (0..<256).allSatisfy { v in
-    let t = min(max(SRGBTables.decode8[v], 0), 1) * 16383
+    let t = SpatialMath.clamp(SRGBTables.decode8[v], 0, 1) * 16383
     return Int(linearToCode8[Int(SpatialMath.roundToUInt32(t))]) == v
   }
 }
@@ -452,11 +467,11 @@ protocol RenderComponent {
 extension UInt8: RenderComponent {
   static var decodeTable: [Float] { SRGBTables.decode8 }
   @inline(__always) init(linear l: Float, encodeTable: UnsafePointer<Float>, code8: UnsafePointer<UInt8>) {
-    let t = Swift.min(Swift.max(l, 0), 1) * 16383
+    let t = SpatialMath.clamp(l, 0, 1) * 16383
     self = code8[Int(truncatingIfNeeded: SpatialMath.roundToUInt32(t))]
   }
   @inline(__always) init(unit v: Float) {
-    self = UInt8(truncatingIfNeeded: SpatialMath.roundToUInt32(Swift.min(Swift.max(v, 0), 1) * 255))
+    self = UInt8(truncatingIfNeeded: SpatialMath.roundToUInt32(SpatialMath.clamp(v, 0, 1) * 255))
   }
   @inline(__always) var unit: Float { Float(self) * (1 / 255) }
   @inline(__always) var index: Int { Int(self) }
@@ -468,7 +483,7 @@ extension UInt16: RenderComponent {
     self.init(unit: SRGBTables.encodeClamped(l, table: encodeTable))
   }
   @inline(__always) init(unit v: Float) {
-    self = UInt16(truncatingIfNeeded: SpatialMath.roundToUInt32(Swift.min(Swift.max(v, 0), 1) * 65535))
+    self = UInt16(truncatingIfNeeded: SpatialMath.roundToUInt32(SpatialMath.clamp(v, 0, 1) * 65535))
   }
   @inline(__always) var unit: Float { Float(self) * (1 / 65535) }
   @inline(__always) var index: Int { Int(self) }
@@ -500,3 +515,4 @@ extension Image {
     return plan.render(consume self)
   }
 }
+
