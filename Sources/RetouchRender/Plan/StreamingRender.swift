@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Dispatch
 import RetouchCore
 
 /// Renders an edit band by band, top to bottom, into an 8-bit RGB buffer whose lower rows may
@@ -27,6 +28,8 @@ public final class StreamingRender {
   /// The last `haloRows` rows of the previous band as they were before it was rendered.
   private var savedAbove: UnsafeMutableRawPointer
   private var savedNext: UnsafeMutableRawPointer
+  /// Original rows around the split when a band is sharpened in two halves at once.
+  private let splitSaved: UnsafeMutableRawPointer
   private var nextRow = 0
 
   /// Whether `config` can be rendered as a stream (no crop, turns, straighten or noise
@@ -62,11 +65,13 @@ public final class StreamingRender {
     let slot = max(1, haloRows * width * 3)
     savedAbove = UnsafeMutableRawPointer.allocate(byteCount: slot, alignment: 64)
     savedNext = UnsafeMutableRawPointer.allocate(byteCount: slot, alignment: 64)
+    splitSaved = UnsafeMutableRawPointer.allocate(byteCount: 2 * slot, alignment: 64)
   }
 
   deinit {
     savedAbove.deallocate()
     savedNext.deallocate()
+    splitSaved.deallocate()
   }
 
   /// Renders `rows` of a packed 8-bit RGB buffer in place. Row `y` lives at
@@ -95,13 +100,37 @@ public final class StreamingRender {
         savedNext.copyMemory(from: row(rows.upperBound - keep), byteCount: keep * bpr)
       }
       precondition(keep == halo || rows.upperBound == height, "bands must be at least haloRows tall")
-      let band = HaloBands.Band(
-        rows: rows, halo: halo, width: width, height: height, format: .rgb8, bytesPerRow: bpr, image: bandBase,
-        above: rows.lowerBound > 0 ? UnsafeRawPointer(savedAbove) : nil,
-        below: rows.upperBound < height ? UnsafeRawPointer(row(rows.upperBound)) : nil)
-      var scratch = sharpenScratch!
-      sharpening.sharpen(
-        band, kernel: sharpenKernel, scratch: &scratch, lumaWeights: lumaWeights, maxValue: 255)
+      let above = rows.lowerBound > 0 ? UnsafeRawPointer(savedAbove) : nil
+      let below = rows.upperBound < height ? UnsafeRawPointer(row(rows.upperBound)) : nil
+      let workers = max(1, threads ?? ParallelBands.defaultThreadCount)
+      if workers >= 2 && rows.count >= 4 * halo {
+        // Two halves at once: each reads the other's rows next to the split from a copy made
+        // before either starts, so neither sees the other's sharpened pixels.
+        let mid = rows.lowerBound + rows.count / 2
+        splitSaved.copyMemory(from: row(mid - halo), byteCount: 2 * halo * bpr)
+        let halves = [
+          (rows.lowerBound..<mid, above, UnsafeRawPointer(splitSaved + halo * bpr) as UnsafeRawPointer?),
+          (mid..<rows.upperBound, UnsafeRawPointer(splitSaved) as UnsafeRawPointer?, below),
+        ].map { (range: $0.0, above: $0.1.map(SendableRawPointer.init), below: $0.2.map(SendableRawPointer.init)) }
+        let image = SendableRawPointer(bandBase)
+        let (w, h, kernel, weights, sharp) = (width, height, sharpenKernel, lumaWeights, sharpening)
+        DispatchQueue.concurrentPerform(iterations: 2) { i in
+          let half = halves[i]
+          var scratch = SharpenScratch(width: w, radius: halo)
+          let band = HaloBands.Band(
+            rows: half.range, halo: halo, width: w, height: h, format: .rgb8, bytesPerRow: w * 3,
+            image: image.pointer, above: half.above.map { UnsafeRawPointer($0.pointer) },
+            below: half.below.map { UnsafeRawPointer($0.pointer) })
+          sharp.sharpen(band, kernel: kernel, scratch: &scratch, lumaWeights: weights, maxValue: 255)
+        }
+      } else {
+        let band = HaloBands.Band(
+          rows: rows, halo: halo, width: width, height: height, format: .rgb8, bytesPerRow: bpr, image: bandBase,
+          above: above, below: below)
+        var scratch = sharpenScratch!
+        sharpening.sharpen(
+          band, kernel: sharpenKernel, scratch: &scratch, lumaWeights: lumaWeights, maxValue: 255)
+      }
       swap(&savedAbove, &savedNext)
     }
     // The per-pixel stages are independent per row: split the band over the worker threads
