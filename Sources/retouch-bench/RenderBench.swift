@@ -430,7 +430,8 @@ enum RenderBench {
         threads: Retouch \(retouchThreads); C reference as named (per-pixel: decode table, gains, \
         4096-entry tone table, saturation, vignette, encode table); its typical pass adds a 3×3 \
         luma sharpen and local tone (bilinear base from Retouch's tone guide, gain table), without \
-        the LUT build and guide build Retouch's figure includes.
+        the LUT build Retouch's figure includes (Retouch's tone guide is cached across slider \
+        moves of one preview, as an editor re-renders the same source).
         """)
     print(
       String(

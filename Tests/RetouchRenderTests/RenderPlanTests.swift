@@ -167,3 +167,35 @@ struct RenderPlanTests {
     }
   }
 }
+
+@Suite("Tone guide cache")
+struct ToneGuideCacheTests {
+  @Test func reusesTheGuideUntilThePixelsChange() {
+    var image = Image(width: 64, height: 48, format: .rgb8)
+    for y in 0..<48 { for x in 0..<64 { image.setPixel(x: x, y: y, [x * 4, y * 5, 100]) } }
+    let cache = ToneGuideCache(capacity: 2)
+    let a = cache.guide(for: image, threads: 1)
+    let b = cache.guide(for: image, threads: 1)
+    #expect(a.values(.tone) == b.values(.tone))
+    let copy = image  // same block, same contents: same key
+    #expect(copy.contentIdentity == image.contentIdentity)
+    // Writing the pixels (in place, the block being unique) gives a new identity and a new guide.
+    image.setPixel(x: 0, y: 0, [255, 255, 255])
+    #expect(copy.contentIdentity != image.contentIdentity)
+    var dark = image
+    for y in 0..<48 { for x in 0..<64 { dark.setPixel(x: x, y: y, [5, 5, 5]) } }
+    let c = cache.guide(for: dark, threads: 1)
+    #expect(c.values(.tone) != a.values(.tone), "a stale guide was returned for new pixels")
+  }
+
+  @Test func renderingTwiceGivesTheSameResultAsAFreshRender() {
+    var image = Image(width: 96, height: 64, format: .rgb8)
+    for y in 0..<64 { for x in 0..<96 { image.setPixel(x: x, y: y, [(x * 7) % 256, (y * 11) % 256, 80]) } }
+    let edit = EditConfig(properties: [.shadows: 0.7, .highlights: -0.5, .sharpness: 0.5])
+    let first = image.applyingEditConfig(edit)
+    let second = image.applyingEditConfig(edit.setting(.exposure, to: 0.1)).applyingEditConfig(.neutral)
+    let third = image.applyingEditConfig(edit)
+    #expect(first.hasSamePixels(as: third))
+    #expect(!second.hasSamePixels(as: first))
+  }
+}

@@ -37,6 +37,7 @@ enum RenderReference {
       let g = GeometryTransform(config: config, sourceSize: image.size)
       if !g.isIdentity(for: image.size) { img = img.warped(by: g) }
     }
+    let guideSource = img  // the guide describes the photo before noise reduction and sharpening
     let nr = config.value(of: .noiseReduction)
     if nr > 0 {
       img = NoiseReduction(amount: min(nr, 1), renderScale: renderScale).appliedReference(to: img)
@@ -45,12 +46,13 @@ enum RenderReference {
     if sharp > 0 {
       img = Sharpening(amount: min(sharp, 1), renderScale: renderScale).appliedReference(to: img)
     }
-    return fused(img, config: config, renderScale: renderScale, options: options)
+    return fused(img, config: config, renderScale: renderScale, options: options, guideSource: guideSource)
   }
 
   /// The fused per-pixel pass alone (stage 2 above).
   static func fused(
-    _ image: Image, config: EditConfig, renderScale: Double, options: RenderOptions
+    _ image: Image, config: EditConfig, renderScale: Double, options: RenderOptions,
+    guideSource: Image? = nil
   ) -> Image {
     let width = image.width
     let height = image.height
@@ -61,7 +63,7 @@ enum RenderReference {
     var sampler: ToneGuide.Sampler?
     var toneGains: [Float] = []
     if !tone.isNeutral || !clarity.isNeutral {
-      let guide = ToneGuide(image: image, threads: 1)
+      let guide = ToneGuide(image: guideSource ?? image, threads: 1)
       toneGains = guide.values(.tone).map { tone.gainReference(base: $0 + exposure) }
       sampler = ToneGuide.Sampler(guide: guide, outputWidth: width, outputHeight: height)
     }

@@ -77,6 +77,7 @@ public struct Image: Sendable {
     _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R
   ) throws(E) -> R {
     if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    storage.version &+= 1
     return try body(UnsafeMutableRawBufferPointer(start: storage.pointer, count: storage.byteCount))
   }
 
@@ -112,6 +113,12 @@ public struct Image: Sendable {
         }
       }
     }
+  }
+
+  /// Names the current pixel contents: equal identities mean equal pixels (the same block,
+  /// not written since). For caches of values derived from the pixels (e.g. a tone guide).
+  package var contentIdentity: ImageContentIdentity {
+    ImageContentIdentity(serial: storage.serial, version: storage.version, size: size, format: format)
   }
 
   /// Whether both images have the same size, format, colour space and bytes.
@@ -156,3 +163,11 @@ public struct PixelSize: Hashable, Sendable, Codable, CustomStringConvertible {
 #elseif canImport(Musl)
   import Musl
 #endif
+
+/// See `Image.contentIdentity`.
+package struct ImageContentIdentity: Hashable, Sendable {
+  let serial: UInt64
+  let version: UInt64
+  let size: PixelSize
+  let format: PixelFormat
+}

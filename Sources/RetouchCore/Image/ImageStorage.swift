@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Synchronization
+
+/// The source of ``ImageStorage/serial``.
+let imageStorageSerials = Atomic<UInt64>(0)
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -17,6 +22,11 @@
 final class ImageStorage: @unchecked Sendable {
   let pointer: UnsafeMutableRawPointer
   let byteCount: Int
+  /// Unique per block ever allocated in this process (addresses are reused; serials are not).
+  let serial: UInt64 = imageStorageSerials.add(1, ordering: .relaxed).newValue
+  /// Bumped by every mutable access (which first makes the block unique), so `(serial, version)`
+  /// names the block's current contents: caches of values derived from pixels key on it.
+  var version: UInt64 = 0
 
   /// Blocks at least this large are aligned to 2 MiB and, on Linux, marked for transparent huge
   /// pages: the first write into a fresh 36 MB image (a 12 MP decode) took ~18 ms of page faults

@@ -84,6 +84,7 @@ public struct PlanarImage: Sendable {
     _ body: (UnsafeMutablePointer<Float>) throws(E) -> R
   ) throws(E) -> R {
     if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    storage.version &+= 1
     return try body(storage.pointer.assumingMemoryBound(to: Float.self))
   }
 
