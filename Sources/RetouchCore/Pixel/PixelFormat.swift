@@ -7,6 +7,16 @@
 public enum PixelFormat: String, Hashable, Sendable, Codable, CaseIterable {
   case rgb8, rgba8, rgb16, rgba16
 
+  /// The format with or without alpha at 8 or 16 bits per component.
+  public init(hasAlpha: Bool, sixteenBit: Bool) {
+    switch (hasAlpha, sixteenBit) {
+    case (false, false): self = .rgb8
+    case (true, false): self = .rgba8
+    case (false, true): self = .rgb16
+    case (true, true): self = .rgba16
+    }
+  }
+
   /// Components per pixel: 3 or 4.
   public var channelCount: Int {
     switch self {
@@ -32,22 +42,12 @@ public enum PixelFormat: String, Hashable, Sendable, Codable, CaseIterable {
 
   /// The format with the same depth and the given alpha presence.
   public func withAlpha(_ alpha: Bool) -> PixelFormat {
-    switch (bitDepth, alpha) {
-    case (8, false): .rgb8
-    case (8, true): .rgba8
-    case (_, false): .rgb16
-    case (_, true): .rgba16
-    }
+    PixelFormat(hasAlpha: alpha, sixteenBit: bitDepth == 16)
   }
 
   /// The format with the same channels at the given depth (8 or 16).
   public func withBitDepth(_ depth: Int) -> PixelFormat {
     precondition(depth == 8 || depth == 16, "bit depth must be 8 or 16")
-    switch (depth, hasAlpha) {
-    case (8, false): return .rgb8
-    case (8, true): return .rgba8
-    case (_, false): return .rgb16
-    case (_, true): return .rgba16
-    }
+    return PixelFormat(hasAlpha: hasAlpha, sixteenBit: depth == 16)
   }
 }

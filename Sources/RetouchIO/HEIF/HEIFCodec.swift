@@ -185,13 +185,7 @@ enum HEIFCodec {
       throw ImageDecodingError(
         .corrupt, source: source, detail: "libheif returned no interleaved plane.")
     }
-    let format: PixelFormat =
-      switch (alpha, sixteenBit) {
-      case (false, false): .rgb8
-      case (true, false): .rgba8
-      case (false, true): .rgb16
-      case (true, true): .rgba16
-      }
+    let format = PixelFormat(hasAlpha: alpha, sixteenBit: sixteenBit)
     var image = Image(uninitializedWidth: width, height: height, format: format)
     let rowBytes = image.bytesPerRow
     guard Int(stride) >= rowBytes else {

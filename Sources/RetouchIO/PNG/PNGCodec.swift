@@ -150,13 +150,7 @@ enum PNGCodec {
         detail: "IHDR says \(width)×\(height), above the limit of \(options.maxPixels) pixels.")
     }
     let keeps16 = header.bit_depth == 16 && options.keeps16Bit
-    let format: PixelFormat =
-      switch (header.out_channels == 4, keeps16) {
-      case (false, false): .rgb8
-      case (true, false): .rgba8
-      case (false, true): .rgb16
-      case (true, true): .rgba16
-      }
+    let format = PixelFormat(hasAlpha: header.out_channels == 4, sixteenBit: keeps16)
     var image = Image(uninitializedWidth: width, height: height, format: format)
     let rowBytes = image.bytesPerRow
     var warnings: [String] = []
