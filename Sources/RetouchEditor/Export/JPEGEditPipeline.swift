@@ -117,7 +117,7 @@ public enum JPEGEditPipeline {
     }
 
     var guideSource: Image?
-    if config.value(of: .shadows) != 0 || config.value(of: .highlights) != 0 || config.value(of: .clarity) != 0 {
+    if RenderPlan.needsToneGuide(config) {
       var small = decodeOptions
       small.minimumLongEdge = ToneGuide.defaultMaxLongEdge
       guideSource = try? ImageDecoder(options: small).decode(data, source: source).image

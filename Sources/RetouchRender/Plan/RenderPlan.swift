@@ -76,6 +76,12 @@ public struct RenderPlan: Sendable {
 
   var vignetteAmount: Double { options.includesVignette ? config.value(of: .vignette) : 0 }
 
+  /// Whether `config` uses the edge-aware tone guide (shadows, highlights or clarity), so a
+  /// renderer must build or fetch one.
+  public static func needsToneGuide(_ config: EditConfig) -> Bool {
+    config.value(of: .shadows) != 0 || config.value(of: .highlights) != 0 || config.value(of: .clarity) != 0
+  }
+
   /// Renders `image` (which must be the plan's source size; 8 or 16-bit, RGB or RGBA; alpha kept).
   ///
   /// Synchronous, on the calling thread plus the worker threads. Memory: the output image plus,
@@ -98,9 +104,7 @@ public struct RenderPlan: Sendable {
     let threads = options.threads
     // The guide describes the photo itself: taken (or found in the cache) before noise reduction
     // and sharpening rewrite the pixels, so re-renders of one preview share it.
-    let needsGuide = config.value(of: .shadows) != 0 || config.value(of: .highlights) != 0
-      || config.value(of: .clarity) != 0
-    let guide = needsGuide ? ToneGuideCache.shared.guide(for: img, threads: threads) : nil
+    let guide = Self.needsToneGuide(config) ? ToneGuideCache.shared.guide(for: img, threads: threads) : nil
     let nr = config.value(of: .noiseReduction)
     if nr > 0 {
       NoiseReduction(amount: min(nr, 1), renderScale: renderScale).apply(to: &img, threads: threads)
@@ -154,9 +158,7 @@ struct PixelStages: Sendable {
     config: EditConfig, width: Int, height: Int, colorSpace: ColorSpace, guideSource: Image?,
     renderScale: Double, vignette amount: Double, options: RenderOptions
   ) {
-    let needsGuide = config.value(of: .shadows) != 0 || config.value(of: .highlights) != 0
-      || config.value(of: .clarity) != 0
-    let guide = needsGuide ? guideSource.map { ToneGuideCache.shared.guide(for: $0, threads: options.threads) } : nil
+    let guide = RenderPlan.needsToneGuide(config) ? guideSource.map { ToneGuideCache.shared.guide(for: $0, threads: options.threads) } : nil
     self.init(
       config: config, width: width, height: height, colorSpace: colorSpace, guide: guide,
       renderScale: renderScale, vignette: amount, options: options)
