@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "RetouchCore", targets: ["RetouchCore"]),
     .library(name: "RetouchIO", targets: ["RetouchIO"]),
     .library(name: "RetouchRender", targets: ["RetouchRender"]),
+    .library(name: "RetouchAI", targets: ["RetouchAI"]),
     .library(name: "RetouchEditor", targets: ["RetouchEditor"]),
     .executable(name: "retouch", targets: ["retouch"]),
     .executable(name: "retouch-bench", targets: ["retouch-bench"]),
@@ -61,8 +62,12 @@ let package = Package(
       swiftSettings: optimized),
 
     .target(
-      name: "RetouchEditor",
+      name: "RetouchAI",
       dependencies: ["RetouchCore", "RetouchIO", "RetouchRender"],
+      swiftSettings: optimized),
+    .target(
+      name: "RetouchEditor",
+      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchAI"],
       swiftSettings: optimized),
 
     // MARK: Executables

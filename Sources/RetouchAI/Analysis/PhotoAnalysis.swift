@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchCore
+import RetouchRender
+
+/// What Retouch measured about one photo: the facts the recipes size their edits by, the ranking
+/// orders them by, and learning matches similar photos on.
+///
+/// Measured on a small upright copy (about 512 px on the long edge) except grain, which needs
+/// full resolution. Every luminance is linear-light Rec. 709 luma in 0...1 unless it says L*.
+/// Positions are normalized to the upright photo: (0, 0) is its top-left corner, (1, 1) its
+/// bottom-right.
+public struct PhotoAnalysis: Sendable, Hashable, Codable {
+  /// Pixel size of the photo that was analysed (upright, full resolution).
+  public var pixelSize: PixelSize
+  public var exposure: ExposureAnalysis
+  public var color: ColorAnalysis
+  /// Detected faces, largest first.
+  public var faces: [FaceObservation]
+  public var subject: SubjectAnalysis
+  /// Grain; nil when it was not measured (`topSuggestion` skips it).
+  public var noise: NoiseAnalysis?
+  public var sharpness: SharpnessAnalysis
+  /// The scene scores, one per scene, each 0...1.
+  public var sceneScores: [Scene: Double]
+  /// Exposure facts from the file's EXIF; all nil when the file carried none.
+  public var capture: CaptureFacts
+
+  public init(
+    pixelSize: PixelSize, exposure: ExposureAnalysis, color: ColorAnalysis,
+    faces: [FaceObservation], subject: SubjectAnalysis, noise: NoiseAnalysis?,
+    sharpness: SharpnessAnalysis, sceneScores: [Scene: Double], capture: CaptureFacts
+  ) {
+    self.pixelSize = pixelSize
+    self.exposure = exposure
+    self.color = color
+    self.faces = faces
+    self.subject = subject
+    self.noise = noise
+    self.sharpness = sharpness
+    self.sceneScores = sceneScores
+    self.capture = capture
+  }
+}
+
+/// Brightness and contrast, in linear light and in L*.
+public struct ExposureAnalysis: Sendable, Hashable, Codable {
+  /// Mean linear luminance, 0...1.
+  public var meanLuminance: Double
+  /// Log-average ("key") linear luminance, 0...1.
+  public var keyLuminance: Double
+  /// Percentiles of L* (0...100) at 1, 5, 25, 50, 75, 95 and 99 %.
+  public var lightnessPercentiles: [Double]
+  /// Standard deviation of L* (0...100): global contrast.
+  public var lightnessDeviation: Double
+  /// Share of pixels (0...1) with a channel at or below 2/255 (all channels) — crushed blacks.
+  public var shadowClipping: Double
+  /// Share of pixels (0...1) with any channel at or above 253/255 — blown highlights.
+  public var highlightClipping: Double
+  /// Mean linear luminance of the subject region (faces first, then the salient region).
+  public var subjectLuminance: Double
+  /// Scene brightness from EXIF (EV100 of the exposure that was used; low = dark scene), nil
+  /// without EXIF exposure facts.
+  public var sceneEV100: Double?
+  /// True when the photo is dark because the scene was (night street, lamp-lit room): EXIF says a
+  /// dark scene and lights are present; a dark photo of a bright scene is false.
+  public var isDarkOnPurpose: Bool
+  /// The exposure change, in EV, that brings the subject to a normal brightness (positive =
+  /// brighten). Already moderated for photos that are dark on purpose.
+  public var suggestedEV: Double
+
+  public init(
+    meanLuminance: Double, keyLuminance: Double, lightnessPercentiles: [Double],
+    lightnessDeviation: Double, shadowClipping: Double, highlightClipping: Double,
+    subjectLuminance: Double, sceneEV100: Double?, isDarkOnPurpose: Bool, suggestedEV: Double
+  ) {
+    self.meanLuminance = meanLuminance
+    self.keyLuminance = keyLuminance
+    self.lightnessPercentiles = lightnessPercentiles
+    self.lightnessDeviation = lightnessDeviation
+    self.shadowClipping = shadowClipping
+    self.highlightClipping = highlightClipping
+    self.subjectLuminance = subjectLuminance
+    self.sceneEV100 = sceneEV100
+    self.isDarkOnPurpose = isDarkOnPurpose
+    self.suggestedEV = suggestedEV
+  }
+}
+
+/// Colour: the estimated illuminant (the cast) and how colourful the photo is.
+public struct ColorAnalysis: Sendable, Hashable, Codable {
+  /// Estimated illuminant as linear RGB normalised to green = 1.
+  public var illuminant: [Double]
+  /// The cast along blue–amber, log2(R/B) of the illuminant: positive = warm cast.
+  public var warmth: Double
+  /// The cast along green–magenta, log2(G / sqrt(R·B)): positive = green cast.
+  public var greenTint: Double
+  /// How much to trust the estimate, 0...1 (few trusted pixels, or one dominant colour, lower it).
+  public var confidence: Double
+  /// Mean chroma (CIE C*ab) of the photo.
+  public var meanChroma: Double
+  /// Share of pixels (0...1) in each of the eight colour-mixer hue bands (red, orange, yellow,
+  /// green, aqua, blue, purple, magenta), counted over colourful pixels only.
+  public var hueShares: [Double]
+
+  public init(
+    illuminant: [Double], warmth: Double, greenTint: Double, confidence: Double,
+    meanChroma: Double, hueShares: [Double]
+  ) {
+    self.illuminant = illuminant
+    self.warmth = warmth
+    self.greenTint = greenTint
+    self.confidence = confidence
+    self.meanChroma = meanChroma
+    self.hueShares = hueShares
+  }
+}
+
+/// One detected face.
+public struct FaceObservation: Sendable, Hashable, Codable {
+  /// The face box in the upright photo.
+  public var bounds: NormalizedRect
+  /// Detector confidence (dlib HOG score; above 0 = a face).
+  public var score: Double
+  /// Mean skin colour under the face as CIELAB (D65): L*, a*, b*.
+  public var skinLab: [Double]
+  /// True when the face is lit by mixed or strongly coloured light (stage light): its colour is
+  /// left as lit.
+  public var hasColoredLighting: Bool
+  /// True when the face measures blurred compared with the rest of the photo's detail.
+  public var isBlurred: Bool
+  /// Mean linear luminance of the face, 0...1.
+  public var luminance: Double
+
+  public init(
+    bounds: NormalizedRect, score: Double, skinLab: [Double], hasColoredLighting: Bool,
+    isBlurred: Bool, luminance: Double
+  ) {
+    self.bounds = bounds
+    self.score = score
+    self.skinLab = skinLab
+    self.hasColoredLighting = hasColoredLighting
+    self.isBlurred = isBlurred
+    self.luminance = luminance
+  }
+
+  /// Hue angle of the skin colour in degrees (CIELAB h°, 0..<360).
+  public var skinHue: Double {
+    let h = atan2(skinLab[2], skinLab[1]) * 180 / .pi
+    return h < 0 ? h + 360 : h
+  }
+}
+
+/// Where the eye is drawn and what is sharp.
+public struct SubjectAnalysis: Sendable, Hashable, Codable {
+  public enum Source: String, Sendable, Hashable, Codable {
+    case faces, saliency, center
+  }
+  /// The subject region.
+  public var region: NormalizedRect
+  public var source: Source
+  /// The region that is in focus (bounding box of the sharpest tiles).
+  public var focusRegion: NormalizedRect
+  /// True when a sharp part stands against a clearly blurred rest (shallow depth of field).
+  public var isShallowDepthOfField: Bool
+
+  public init(
+    region: NormalizedRect, source: Source, focusRegion: NormalizedRect,
+    isShallowDepthOfField: Bool
+  ) {
+    self.region = region
+    self.source = source
+    self.focusRegion = focusRegion
+    self.isShallowDepthOfField = isShallowDepthOfField
+  }
+}
+
+/// Grain, measured at full resolution.
+public struct NoiseAnalysis: Sendable, Hashable, Codable {
+  /// Noise standard deviation in 8-bit code values (Immerkær's estimator on flat regions).
+  public var sigma: Double
+  /// The same relative to the mean luma (0...1 scale), as the evaluation harness reports it.
+  public var relativeSigma: Double
+
+  public init(sigma: Double, relativeSigma: Double) {
+    self.sigma = sigma
+    self.relativeSigma = relativeSigma
+  }
+}
+
+/// Softness.
+public struct SharpnessAnalysis: Sendable, Hashable, Codable {
+  /// log(var(Laplacian) / var(luma)) over the subject (higher = sharper).
+  public var subjectSharpness: Double
+  /// The same over the whole photo.
+  public var globalSharpness: Double
+  /// True when the photo (its subject) measures soft enough for Crisp to help.
+  public var isSoft: Bool
+
+  public init(subjectSharpness: Double, globalSharpness: Double, isSoft: Bool) {
+    self.subjectSharpness = subjectSharpness
+    self.globalSharpness = globalSharpness
+    self.isSoft = isSoft
+  }
+}
+
+/// Exposure facts from EXIF.
+public struct CaptureFacts: Sendable, Hashable, Codable {
+  public var exposureTime: Double?
+  public var fNumber: Double?
+  public var iso: Int?
+  /// EXIF BrightnessValue (APEX Bv).
+  public var brightnessValue: Double?
+  public var flashFired: Bool?
+  /// EV100 = log2(N²/t) − log2(ISO/100), when all three are known.
+  public var ev100: Double? {
+    guard let t = exposureTime, let n = fNumber, let iso, t > 0, n > 0, iso > 0 else { return nil }
+    return log2(n * n / t) - log2(Double(iso) / 100)
+  }
+
+  public init(
+    exposureTime: Double? = nil, fNumber: Double? = nil, iso: Int? = nil,
+    brightnessValue: Double? = nil, flashFired: Bool? = nil
+  ) {
+    self.exposureTime = exposureTime
+    self.fNumber = fNumber
+    self.iso = iso
+    self.brightnessValue = brightnessValue
+    self.flashFired = flashFired
+  }
+}
+
+/// What a photo shows, as far as Retouch can tell.
+public enum Scene: String, Sendable, Hashable, Codable, CaseIterable, CodingKeyRepresentable {
+  case people, animals, food, object, indoor, city, sky, nature, light
+
+  public var title: LocalizedText {
+    switch self {
+    case .people: LocalizedText("People", zh: "人物")
+    case .animals: LocalizedText("Animals", zh: "动物")
+    case .food: LocalizedText("Food", zh: "美食")
+    case .object: LocalizedText("Object", zh: "物品")
+    case .indoor: LocalizedText("Indoor", zh: "室内")
+    case .city: LocalizedText("City", zh: "城市")
+    case .sky: LocalizedText("Sky", zh: "天空")
+    case .nature: LocalizedText("Nature", zh: "自然")
+    case .light: LocalizedText("Light", zh: "光影")
+    }
+  }
+
+  /// SF Symbols name for the scene.
+  public var symbolName: String {
+    switch self {
+    case .people: "person.2"
+    case .animals: "pawprint"
+    case .food: "fork.knife"
+    case .object: "cube"
+    case .indoor: "sofa"
+    case .city: "building.2"
+    case .sky: "cloud.sun"
+    case .nature: "leaf"
+    case .light: "sparkles"
+    }
+  }
+}
