@@ -73,7 +73,7 @@ let package = Package(
     // MARK: Executables
     .executableTarget(
       name: "retouch",
-      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor"],
+      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchAI", "RetouchEditor"],
       swiftSettings: optimized),
     .executableTarget(
       name: "retouch-bench",
@@ -104,7 +104,7 @@ let package = Package(
       dependencies: ["RetouchEditor", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport"]),
     .testTarget(
       name: "retouchCLITests",
-      dependencies: ["retouch", "RetouchRender", "RetouchTestSupport"]),
+      dependencies: ["retouch", "RetouchRender", "RetouchIO", "RetouchTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )
