@@ -22,6 +22,7 @@ protocol Subcommand {
 enum Retouch {
   static let subcommands: [any Subcommand.Type] = [
     InfoCommand.self, ConvertCommand.self, ApplyCommand.self, LooksCommand.self, MatchCommand.self,
+    LearningCommand.self,
   ]
 
   static var overview: String {
