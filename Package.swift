@@ -73,7 +73,7 @@ let package = Package(
     // MARK: Executables
     .executableTarget(
       name: "retouch",
-      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor"],
+      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchAI", "RetouchEditor"],
       swiftSettings: optimized),
     .executableTarget(
       name: "retouch-bench",
@@ -97,11 +97,14 @@ let package = Package(
       dependencies: ["RetouchIO", "RetouchCore", "RetouchTestSupport", "CRetouchShims"],
       resources: [.copy("Fixtures")]),
     .testTarget(
+      name: "RetouchAITests",
+      dependencies: ["RetouchAI", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport"]),
+    .testTarget(
       name: "RetouchEditorTests",
       dependencies: ["RetouchEditor", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport"]),
     .testTarget(
       name: "retouchCLITests",
-      dependencies: ["retouch", "RetouchRender", "RetouchTestSupport"]),
+      dependencies: ["retouch", "RetouchRender", "RetouchIO", "RetouchTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

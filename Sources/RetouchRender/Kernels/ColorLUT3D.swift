@@ -106,6 +106,40 @@ public struct ColorLUT3D: Sendable {
     self.init(size: n, clampedEntries: entries, packed: packed)
   }
 
+  /// Samples any colour function of display-encoded RGB on a `size`³ grid, slices of blue in
+  /// parallel (outputs are clamped to `0...1`, NaN becomes 0).
+  ///
+  /// For functions that are not a ``ColorToneTransform`` alone, such as an edit combined with a
+  /// ``ColorStage``. Cost: `size`³ calls of `function` split over `threads` workers.
+  ///
+  /// - Parameters:
+  ///   - size: grid points per axis, 2…129 (traps outside).
+  ///   - threads: worker threads; `nil` uses every core.
+  public init(
+    size: Int = 33, threads: Int? = nil, evaluating function: @Sendable (SIMD3<Float>) -> SIMD3<Float>
+  ) {
+    precondition((2...129).contains(size), "LUT size must be 2…129, got \(size)")
+    let n = size
+    let scale = 1 / Float(n - 1)
+    let entries = [SIMD4<Float>](unsafeUninitializedCapacity: n * n * n) { buffer, count in
+      guard let base = buffer.baseAddress else { return }
+      let target = SendableRawPointer(UnsafeMutableRawPointer(base))
+      ParallelBands.forEach(rows: n, minimumBandHeight: 1, threads: threads) { blues in
+        let p = target.pointer.assumingMemoryBound(to: SIMD4<Float>.self)
+        for bi in blues {
+          for gi in 0..<n {
+            for ri in 0..<n {
+              let v = function(SIMD3(Float(ri) * scale, Float(gi) * scale, Float(bi) * scale))
+              (p + (bi * n + gi) * n + ri).initialize(to: Self.clampedEntry(SIMD4(v, 0)))
+            }
+          }
+        }
+      }
+      count = n * n * n
+    }
+    self.init(size: n, clampedEntries: entries, packed: entries.map(Self.packed))
+  }
+
   /// A table from precomputed grid entries (layout as in ``entries``; values in `0...1`).
   public init(size: Int, entries: [SIMD4<Float>]) {
     precondition((2...129).contains(size), "LUT size must be 2…129, got \(size)")

@@ -17,6 +17,9 @@ public struct RenderOptions: Sendable, Hashable {
   /// The photo's depth map, aligned with the upright source, for background blur (without one,
   /// background blur has no effect).
   public var depthMap: DepthMap? = nil
+  /// An extra per-pixel colour function (a style match, say) folded into the colour table
+  /// before or after the edit's own colour and tone (see ``ColorStage``); nil for none.
+  public var colorStage: ColorStage? = nil
 
   public init() {}
 }
@@ -189,7 +192,8 @@ struct PixelStages: Sendable {
       toneGainGrid = []
     }
     lut = ColorLUTCache.shared.lut(
-      for: config, colorSpace: colorSpace, size: options.lutSize, threads: options.threads)
+      for: config, colorSpace: colorSpace, size: options.lutSize, threads: options.threads,
+      stage: options.colorStage)
     let v = VignetteMask(amount: max(-1, min(1, amount)), width: width, height: height)
     self.vignette = v.isNeutral ? nil : v
     let grainAmount = max(0, min(1, config.value(of: .grain)))
@@ -431,6 +435,7 @@ final class ColorLUTCache: Sendable {
     let look: LookSelection?
     let colorSpace: ColorSpace
     let size: Int
+    let stage: ColorStage?
   }
 
   /// The cache renders use.
@@ -442,14 +447,16 @@ final class ColorLUTCache: Sendable {
 
   init(capacity: Int) { self.capacity = max(1, capacity) }
 
-  /// The table for `config`'s colour and tone settings and look, or nil when they are neutral
-  /// (the transform is the identity); built with `threads` workers on a miss.
-  func lut(for config: EditConfig, colorSpace: ColorSpace, size: Int, threads: Int?)
-    -> ColorLUT3D?
-  {
+  /// The table for `config`'s colour and tone settings and look (with `stage` before or after
+  /// them), or nil when they are neutral and there is no stage (the transform is the identity);
+  /// built with `threads` workers on a miss.
+  func lut(
+    for config: EditConfig, colorSpace: ColorSpace, size: Int, threads: Int?,
+    stage: ColorStage? = nil
+  ) -> ColorLUT3D? {
     let key = Key(
       settings: config.properties.filter { ColorToneTransform.coveredSettings.contains($0.key) },
-      look: config.look, colorSpace: colorSpace, size: size)
+      look: config.look, colorSpace: colorSpace, size: size, stage: stage)
     let hit: ColorLUT3D?? = recent.withLock { list in
       guard let i = list.firstIndex(where: { $0.key == key }) else { return nil }
       let entry = list.remove(at: i)
@@ -458,7 +465,12 @@ final class ColorLUTCache: Sendable {
     }
     if let hit { return hit }
     let transform = ColorToneTransform(config, colorSpace: colorSpace)
-    let lut = transform.isIdentity ? nil : ColorLUT3D(transform, size: size, threads: threads)
+    let lut: ColorLUT3D?
+    if let stage {
+      lut = ColorLUT3D(size: size, threads: threads, evaluating: stage.composed(with: transform))
+    } else {
+      lut = transform.isIdentity ? nil : ColorLUT3D(transform, size: size, threads: threads)
+    }
     recent.withLock { list in
       list.removeAll { $0.key == key }
       list.insert((key, lut), at: 0)
