@@ -166,9 +166,14 @@ public actor InMemoryBackend: WebBackend {
       throw WebError(.unprocessable, source: fileName, detail: error.description)
     }
     let url = uniqueURL(for: fileName, format: format)
+    // Written in full under a temporary name, then moved into place (a move never replaces an
+    // existing file), so the folder never holds half a photo and nothing is overwritten.
+    let temporary = stateDirectory.appendingPathComponent("upload-\(Self.newID())")
     do {
-      try data.write(to: url, options: [.atomic, .withoutOverwriting])
+      try data.write(to: temporary)
+      try FileManager.default.moveItem(at: temporary, to: url)
     } catch {
+      try? FileManager.default.removeItem(at: temporary)
       throw WebError(.internalError, source: fileName, detail: "cannot write the photo: \(error.localizedDescription)")
     }
     guard var asset = Self.describe(url, name: url.lastPathComponent, deleted: false) else {

@@ -105,6 +105,8 @@ public final class HTTPServer: Sendable {
         option: MHD_OPTION.NOTIFY_COMPLETED, value: unsafeBitCast(requestCompleted, to: Int.self),
         ptr_value: context),
     ]
+    items.append(
+      MHD_OptionItem(option: MHD_OPTION.UNESCAPE_CALLBACK, value: unsafeBitCast(unescape, to: Int.self), ptr_value: nil))
     switch configuration.threading {
     case .threadPerConnection:
       flags |= MHD_USE_THREAD_PER_CONNECTION.rawValue
@@ -318,4 +320,35 @@ private let requestCompleted: MHD_RequestCompletedCallback = { _, _, slot, _ in
   guard let slot, let raw = slot.pointee else { return }
   Unmanaged<HTTPServer.PendingRequest>.fromOpaque(raw).release()
   slot.pointee = nil
+}
+
+/// Percent-decodes a path or query argument in place, like libmicrohttpd's own unescaper, except
+/// that `%00` stays as it is: a decoded NUL would cut the C string short and turn
+/// `/assets/a.js%00.png` into `/assets/a.js`.
+private let unescape: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = {
+  _, _, text in
+  guard let text else { return 0 }
+  func hex(_ c: CChar) -> UInt8? {
+    switch UInt8(bitPattern: c) {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(bitPattern: c) - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(bitPattern: c) - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(bitPattern: c) - UInt8(ascii: "A") + 10
+    default: nil
+    }
+  }
+  var read = 0, write = 0
+  while text[read] != 0 {
+    if text[read] == CChar(UInt8(ascii: "%")), text[read + 1] != 0, let hi = hex(text[read + 1]),
+      text[read + 2] != 0, let lo = hex(text[read + 2]), hi << 4 | lo != 0
+    {
+      text[write] = CChar(bitPattern: hi << 4 | lo)
+      read += 3
+    } else {
+      text[write] = text[read]
+      read += 1
+    }
+    write += 1
+  }
+  text[write] = 0
+  return write
 }
