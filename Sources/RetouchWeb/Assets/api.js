@@ -19,8 +19,8 @@ async function failure(response) {
   return new APIError(response.status, message);
 }
 
-/** JSON request; resolves to the parsed answer (or null for 204). */
-export async function call(method, path, body) {
+/** fetch() with an optional JSON body; rejects with the server's message on a failure status. */
+async function send(method, path, body) {
   const init = { method, headers: {}, credentials: 'same-origin' };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
@@ -28,19 +28,18 @@ export async function call(method, path, body) {
   }
   const response = await fetch(path, init);
   if (!response.ok) throw await failure(response);
-  if (response.status === 204) return null;
-  return response.json();
+  return response;
+}
+
+/** JSON request; resolves to the parsed answer (or null for 204). */
+export async function call(method, path, body) {
+  const response = await send(method, path, body);
+  return response.status === 204 ? null : response.json();
 }
 
 /** A binary answer as a Blob, with the response's headers. */
 export async function fetchBlob(method, path, body) {
-  const init = { method, headers: {}, credentials: 'same-origin' };
-  if (body !== undefined) {
-    init.headers['Content-Type'] = 'application/json';
-    init.body = JSON.stringify(body);
-  }
-  const response = await fetch(path, init);
-  if (!response.ok) throw await failure(response);
+  const response = await send(method, path, body);
   return { blob: await response.blob(), headers: response.headers };
 }
 
