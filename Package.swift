@@ -14,6 +14,7 @@ let package = Package(
     .library(name: "RetouchRender", targets: ["RetouchRender"]),
     .library(name: "RetouchAI", targets: ["RetouchAI"]),
     .library(name: "RetouchEditor", targets: ["RetouchEditor"]),
+    .library(name: "RetouchWeb", targets: ["RetouchWeb"]),
     .executable(name: "retouch", targets: ["retouch"]),
     .executable(name: "retouch-bench", targets: ["retouch-bench"]),
   ],
@@ -34,6 +35,9 @@ let package = Package(
     .systemLibrary(
       name: "CExif", pkgConfig: "libexif",
       providers: [.apt(["libexif-dev"]), .brew(["libexif"])]),
+    .systemLibrary(
+      name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+      providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
 
     // MARK: Our own thin C shims (the only place setjmp/longjmp and C macros are handled)
     .target(
@@ -70,10 +74,17 @@ let package = Package(
       dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchAI"],
       swiftSettings: optimized),
 
+    // The web editor: HTTP server (libmicrohttpd), REST API and the browser front end, whose
+    // files are compiled into the module (see WebAssets.swift for why).
+    .target(
+      name: "RetouchWeb",
+      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor", "CMicroHTTPD"],
+      resources: webAssets.map { .embedInCode("Assets/\($0)") }),
+
     // MARK: Executables
     .executableTarget(
       name: "retouch",
-      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchAI", "RetouchEditor"],
+      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchAI", "RetouchEditor", "RetouchWeb"],
       swiftSettings: optimized),
     .executableTarget(
       name: "retouch-bench",
@@ -103,6 +114,9 @@ let package = Package(
       name: "RetouchEditorTests",
       dependencies: ["RetouchEditor", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport"]),
     .testTarget(
+      name: "RetouchWebTests",
+      dependencies: ["RetouchWeb", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport"]),
+    .testTarget(
       name: "retouchCLITests",
       dependencies: ["retouch", "RetouchRender", "RetouchIO", "RetouchTestSupport"]),
   ],
@@ -112,4 +126,12 @@ let package = Package(
 /// Settings for modules with hot pixel loops: tuned for the CPUs we ship on (x86-64-v3 class).
 var optimized: [SwiftSetting] {
   [.unsafeFlags(["-target-cpu", "haswell"], .when(platforms: [.linux]))]
+}
+
+/// The web editor's front-end files (Sources/RetouchWeb/Assets), each embedded in the binary.
+var webAssets: [String] {
+  [
+    "index.html", "editor.html", "style.css", "favicon.svg",
+    "api.js", "i18n.js", "icons.js", "library.js", "editor.js", "crop.js", "preview.js",
+  ]
 }

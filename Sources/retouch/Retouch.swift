@@ -22,7 +22,7 @@ protocol Subcommand {
 enum Retouch {
   static let subcommands: [any Subcommand.Type] = [
     InfoCommand.self, ConvertCommand.self, ApplyCommand.self, LooksCommand.self, MatchCommand.self,
-    LearningCommand.self,
+    LearningCommand.self, ServeCommand.self,
   ]
 
   static var overview: String {

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Dispatch
+import Foundation
+import RetouchWeb
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `retouch serve [--library DIR] [--port N] [--open] [--host ADDR]`: the web editor.
+enum ServeCommand: Subcommand {
+  static let spec = CommandSpec(
+    name: "serve",
+    abstract: "Edit photos in the browser: a local web editor on this machine only.",
+    usage: "[--library DIR] [--port N] [--open] [--host ADDR]",
+    options: [
+      .init(name: "library", value: "DIR", help: "The folder of photos to edit (default: your Retouch library)."),
+      .init(name: "port", value: "N", help: "The port to listen on (default 0: any free port)."),
+      .init(name: "open", value: nil, help: "Open the editor in the default browser."),
+      .init(name: "host", value: "ADDR", help: "Listen on this IPv4 address instead of 127.0.0.1 (not recommended)."),
+    ],
+    positionals: 0...0,
+    discussion: """
+      Prints the address to open; it carries a one-time access token, and nothing without it is \
+      served. Ctrl-C stops the editor after the requests in progress finish.
+      Without --library, the library is $RETOUCH_LIBRARY, or $XDG_DATA_HOME/retouch/Library \
+      (~/.local/share/retouch/Library), created on first use.
+      """)
+
+  static func run(_ arguments: ParsedArguments) throws(CLIError) -> Int32 {
+    var configuration = WebEditor.Configuration()
+    if let port = try arguments.int("port", in: 0...65535) { configuration.port = UInt16(port) }
+    if let host = arguments.value("host") {
+      configuration.host = host
+      if host != "127.0.0.1" {
+        Terminal.error(
+          "retouch serve: warning: listening on \(host): other machines on the network can reach the editor "
+            + "(they still need the token).")
+      }
+    }
+    let library = try libraryFolder(arguments.value("library"))
+    let backend: InMemoryBackend
+    do {
+      backend = try InMemoryBackend(directory: library)
+    } catch {
+      throw CLIError(code: .cantCreate, message: error.description)
+    }
+    let editor = WebEditor(backend: backend, configuration: configuration)
+    do {
+      try editor.start()
+    } catch {
+      throw CLIError(code: .software, message: error.description)
+    }
+    Terminal.out("Retouch web editor for \(library.path)")
+    Terminal.out("Open \(editor.url.absoluteString)")
+    Terminal.out("Press Ctrl-C to stop.")
+    if arguments.flag("open") { openBrowser(editor.url) }
+
+    // Ctrl-C / SIGTERM: stop accepting, let requests in flight finish, then return.
+    let stopped = DispatchSemaphore(value: 0)
+    let queue = DispatchQueue(label: "retouch.serve.signals")
+    var sources: [any DispatchSourceSignal] = []
+    for sig in [SIGINT, SIGTERM] {
+      signal(sig, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+      source.setEventHandler { stopped.signal() }
+      source.resume()
+      sources.append(source)
+    }
+    stopped.wait()
+    Terminal.error("retouch serve: stopping…")
+    editor.stop(graceSeconds: 10)
+    sources.forEach { $0.cancel() }
+    return 0
+  }
+
+  /// The library folder: the one given, or the default one (created when missing).
+  static func libraryFolder(_ given: String?) throws(CLIError) -> URL {
+    let env = ProcessInfo.processInfo.environment
+    let folder: URL
+    if let given {
+      folder = URL(fileURLWithPath: given, isDirectory: true)
+    } else if let custom = env["RETOUCH_LIBRARY"], !custom.isEmpty {
+      folder = URL(fileURLWithPath: custom, isDirectory: true)
+    } else {
+      let data = env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+        ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+      folder = data.appendingPathComponent("retouch/Library", isDirectory: true)
+    }
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
+      guard isDirectory.boolValue else {
+        throw CLIError(code: .cantCreate, message: "\(folder.path): not a folder.")
+      }
+      return folder
+    }
+    do {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    } catch {
+      throw CLIError(code: .cantCreate, message: "\(folder.path): cannot create the library: \(error.localizedDescription)")
+    }
+    return folder
+  }
+
+  private static func openBrowser(_ url: URL) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    #if os(macOS)
+      process.arguments = ["open", url.absoluteString]
+    #else
+      process.arguments = ["xdg-open", url.absoluteString]
+    #endif
+    do {
+      try process.run()
+    } catch {
+      Terminal.error("retouch serve: could not open a browser (\(error.localizedDescription)); open the address above.")
+    }
+  }
+}

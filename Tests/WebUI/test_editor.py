@@ -1,0 +1,252 @@
+# SPDX-License-Identifier: Apache-2.0
+"""End-to-end tests of the web editor in Chromium: library, import, editing, crop, compare,
+save, revert, export. Prints the interactive-speed figures (time to first preview, preview
+updates per second while a slider is dragged on a 12 MP photo)."""
+import io
+import time
+
+from PIL import Image, ImageStat
+
+from conftest import ARTIFACTS, shared_photo
+
+PHOTO_12MP = "g25"  # 4032×3024 JPEG
+
+
+def wait_until(page, expression, timeout=30.0):
+    """Polls `expression` with page.evaluate (wait_for_function compiles its predicate with eval,
+    which the editor's Content-Security-Policy rightly forbids)."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
+        time.sleep(0.02)
+
+
+def shot(page, name):
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def state(page):
+    return page.evaluate("window.retouchState()")
+
+
+def wait_revision_above(page, revision):
+    wait_until(page, f"window.retouchState() && window.retouchState().revision > {revision}")
+
+
+def slider_value(page, setting):
+    return float(page.locator(f'input[data-setting="{setting}"]').input_value())
+
+
+def test_full_editing_flow(server, page, tmp_path):
+    print(f"\nretouch serve printed its URL after {server.startup_seconds * 1000:.0f} ms")
+    assert server.startup_seconds < 5  # generous: the figure itself is printed above
+
+    # Library, empty; the token in the URL becomes a cookie and leaves the address bar.
+    page.goto(server.url)
+    page.wait_for_selector("body[data-ready=true]")
+    assert "token=" not in page.url
+    assert page.locator("#grid li").count() == 0
+    shot(page, "01-library-empty")
+
+    # Import a 12 MP photo and a text file named like a photo: the photo goes in, the other
+    # file gets a clear message.
+    bad = tmp_path / "notes.jpg"
+    bad.write_text("hello, this is not a photo")
+    page.expected_failures.append("/api/assets?name=notes.jpg")
+    page.set_input_files("#file-input", [str(shared_photo(PHOTO_12MP)), str(bad)])
+    page.wait_for_selector('#upload-list li.failed[data-name="notes.jpg"]')
+    page.wait_for_selector("#upload-list li.done")
+    assert "not a JPEG, PNG or HEIC" in page.locator("#upload-list li.failed").get_attribute("data-error")
+    page.wait_for_selector("#grid li")
+    assert page.locator("#grid li").count() == 1
+    shot(page, "02-library-imported")
+
+    # Open it; time to first preview is measured from the navigation start of the editor page.
+    page.locator("#grid li a").first.click()
+    page.wait_for_selector("body[data-ready=true]")
+    first_ms = page.evaluate("window.retouchStats.firstPreviewMs")
+    print(f"time to first preview of the 12 MP photo: {first_ms:.0f} ms")
+    page.wait_for_selector("body[data-suggestions-loaded=true]")
+    shot(page, "03-editor")
+
+    # A suggestion, if the engine offers any.
+    count = int(page.evaluate("document.body.dataset.suggestions"))
+    if count == 0:
+        print("suggestions: none offered (SuggestionEngine gives none yet), step skipped")
+    else:
+        before = state(page)["revision"]
+        buttons = page.locator("[data-suggestion]")
+        target = next((i for i in range(count) if buttons.nth(i).get_attribute("data-suggestion") != "original"), 0)
+        buttons.nth(target).click()
+        wait_revision_above(page, before)
+        assert state(page)["canUndo"]
+
+    # Drag the exposure slider and count the previews shown while dragging.
+    exposure = page.locator('input[data-setting="exposure"]')
+    exposure.scroll_into_view_if_needed()
+    box = exposure.bounding_box()
+    y = box["y"] + box["height"] / 2
+    x0 = box["x"] + box["width"] / 2
+    page.mouse.move(x0, y)
+    page.mouse.down()
+    shown0 = page.evaluate("window.retouchStats.previewsShown")
+    started = time.monotonic()
+    steps = 150
+    for i in range(1, steps + 1):
+        page.mouse.move(x0 + box["width"] * 0.2 * i / steps, y)
+        time.sleep(0.016)
+    elapsed = time.monotonic() - started
+    shown = page.evaluate("window.retouchStats.previewsShown") - shown0
+    before = state(page)["revision"]
+    page.mouse.up()
+    wait_revision_above(page, before)
+    print(f"slider drag on the 12 MP photo: {shown} previews in {elapsed:.2f} s = {shown / elapsed:.1f} per second")
+    assert shown >= 3, "previews must follow a drag"
+    dragged = slider_value(page, "exposure")
+    assert dragged > 0.5
+    assert abs(state(page)["config"]["settings"]["exposure"] - dragged) < 1e-6
+    assert page.evaluate("document.body.dataset.unsaved") == "true"
+    shot(page, "04-exposure-dragged")
+
+    # Leaving with unsaved changes asks first; dismissing keeps the editor open.
+    page.once("dialog", lambda d: d.dismiss())
+    page.click("#back")
+    assert "/editor" in page.url
+
+    # Undo (button) and redo (keyboard).
+    before = state(page)["revision"]
+    page.click("#undo")
+    wait_revision_above(page, before)
+    assert state(page)["config"]["settings"].get("exposure", 0) == 0
+    assert slider_value(page, "exposure") == 0
+    before = state(page)["revision"]
+    page.keyboard.press("Control+Shift+Z")
+    wait_revision_above(page, before)
+    assert abs(state(page)["config"]["settings"]["exposure"] - dragged) < 1e-6
+    before = state(page)["revision"]
+    page.keyboard.press("Control+Z")
+    wait_revision_above(page, before)
+    before = state(page)["revision"]
+    page.click("#redo")
+    wait_revision_above(page, before)
+    assert abs(slider_value(page, "exposure") - dragged) < 1e-6
+
+    # Crop to a square, drag a handle, straighten by 2°.
+    page.click("#crop-toggle")
+    page.wait_for_selector("body[data-mode=crop]")
+    page.click('[data-aspect="1:1"]')
+    handle = page.locator(".crop-handle.bottomRight").bounding_box()
+    page.mouse.move(handle["x"] + 9, handle["y"] + 9)
+    page.mouse.down()
+    page.mouse.move(handle["x"] - 60, handle["y"] - 60, steps=5)
+    page.mouse.up()
+    straighten = page.locator('input[data-setting="straighten"]')
+    straighten.focus()
+    before = state(page)["revision"]
+    for _ in range(20):
+        page.keyboard.press("ArrowRight")
+    wait_until(page, "window.retouchState().config.settings.straighten > 1.99")
+    shot(page, "05-crop-mode")
+    before = state(page)["revision"]
+    page.click("#crop-done")
+    wait_revision_above(page, before)
+    config = state(page)["config"]
+    assert config.get("aspectRatio") == "1:1", config
+    assert abs(config["settings"]["straighten"] - 2.0) < 1e-6
+    crop = config["crop"]
+    assert crop[2] < 1 and crop[3] < 1
+    wait_until(page, "(() => { const i = document.getElementById('photo'); "
+                           "return Math.abs(i.naturalWidth - i.naturalHeight) <= 2; })()")
+    shot(page, "06-cropped")
+
+    # Hold to compare shows the original, releasing shows the edit again.
+    edited_src = page.get_attribute("#photo", "src")
+    cmp_box = page.locator("#compare").bounding_box()
+    page.mouse.move(cmp_box["x"] + cmp_box["width"] / 2, cmp_box["y"] + cmp_box["height"] / 2)
+    page.mouse.down()
+    page.wait_for_selector("body[data-comparing=true]")
+    wait_until(page, "document.getElementById('photo').complete")
+    assert page.get_attribute("#photo", "src") != edited_src
+    shot(page, "07-compare-original")
+    page.mouse.up()
+    page.wait_for_selector("body[data-comparing=false]")
+    assert page.get_attribute("#photo", "src") == edited_src
+
+    # Save: the library now has the edit.
+    page.click("#save")
+    page.wait_for_selector("body[data-unsaved=false]")
+    assets = page.evaluate("fetch('/api/assets').then(r => r.json())")["assets"]
+    assert assets[0]["isEdited"]
+
+    # Export a JPEG and check the edit is in it: square (the crop) and brighter (the exposure).
+    page.select_option("#export-format", "jpeg")
+    page.fill("#export-quality", "85")
+    with page.expect_download(timeout=60000) as info:
+        page.click("#export")
+    path = ARTIFACTS / info.value.suggested_filename
+    info.value.save_as(str(path))
+    exported = Image.open(path)
+    exported.load()
+    original = Image.open(shared_photo(PHOTO_12MP))
+    assert exported.format == "JPEG"
+    assert abs(exported.width - exported.height) <= 2, exported.size
+    assert exported.width < original.width
+    bright_export = ImageStat.Stat(exported.convert("L").resize((64, 64))).mean[0]
+    bright_original = ImageStat.Stat(original.convert("L").resize((64, 64))).mean[0]
+    print(f"export: {exported.size}, mean luma {bright_export:.1f} vs original {bright_original:.1f}")
+    assert bright_export > bright_original + 10
+
+    # Revert to the original: no edit in the session or the library.
+    page.once("dialog", lambda d: d.accept())
+    before = state(page)["revision"]
+    page.click("#revert")
+    wait_revision_above(page, before)
+    assert state(page)["config"].get("settings", {}) == {}
+    assert "crop" not in state(page)["config"]
+    assert slider_value(page, "exposure") == 0
+    assets = page.evaluate("fetch('/api/assets').then(r => r.json())")["assets"]
+    assert not assets[0]["isEdited"]
+    shot(page, "08-reverted")
+
+    # Back in the library: the save is listed under edit sessions.
+    page.click("#back")
+    page.wait_for_selector("body.library-page[data-ready=true]")
+    assert page.locator("#sessions li").count() >= 1
+    shot(page, "09-library-after")
+
+
+def test_heic_export_and_delete_restore(server, page):
+    """Import by drag-and-drop, export HEIC with a quality, delete and restore from the grid."""
+    page.goto(server.url)
+    page.wait_for_selector("body[data-ready=true]")
+    data = shared_photo("d12").read_bytes()  # 1680×1050 JPEG
+    handle = page.evaluate_handle(
+        """(bytes) => { const dt = new DataTransfer();
+           dt.items.add(new File([new Uint8Array(bytes)], 'dune.jpg', {type: 'image/jpeg'})); return dt; }""",
+        list(data))
+    for kind in ["dragenter", "dragover", "drop"]:
+        page.dispatch_event("body", kind, {"dataTransfer": handle})
+    page.wait_for_selector("#grid li")
+    page.locator("#grid li a").first.click()
+    page.wait_for_selector("body[data-ready=true]")
+    page.click('[data-look="noir"]')
+    wait_until(page, "window.retouchState().config.look && window.retouchState().config.look.look === 'noir'")
+    page.select_option("#export-format", "heic")
+    page.fill("#export-quality", "60")
+    with page.expect_download(timeout=60000) as info:
+        page.click("#export")
+    assert info.value.suggested_filename.endswith(".heic")
+    path = ARTIFACTS / info.value.suggested_filename
+    info.value.save_as(str(path))
+    assert path.read_bytes()[4:8] == b"ftyp"
+    page.once("dialog", lambda d: d.accept())
+    page.click("#back")
+    page.wait_for_selector("body.library-page[data-ready=true]")
+    page.click("#grid li button")  # delete
+    wait_until(page, "document.querySelectorAll('#grid li').length === 0")
+    page.check("#show-deleted")
+    page.wait_for_selector("#grid li.deleted")
+    page.click("#grid li.deleted button")  # restore
+    page.uncheck("#show-deleted")
+    page.wait_for_selector("#grid li:not(.deleted)")
+    shot(page, "10-restored")
