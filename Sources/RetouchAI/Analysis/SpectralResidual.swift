@@ -5,7 +5,7 @@ import Foundation
 /// Visual saliency by the spectral residual (Hou & Zhang, "Saliency Detection: A Spectral
 /// Residual Approach", CVPR 2007).
 ///
-/// The photo's grey levels, squeezed to 64 × 64, are Fourier transformed; the log amplitude
+/// The photo's grey levels, squeezed to 64 × 64 with their mean removed, are Fourier transformed; the log amplitude
 /// spectrum minus its 3 × 3 local mean (the "residual": what the average natural-image spectrum
 /// does not explain) is recombined with the original phase and transformed back; the squared
 /// magnitude, smoothed with a Gaussian (σ = 2.5 cells), is the saliency map. Cost: 256 64-point
@@ -19,7 +19,10 @@ package enum SpectralResidual {
     let n = size
     guard plane.width >= n, plane.height >= n else { return nil }
     let small = plane.areaResized(width: n, height: n)
-    var re = small.values.map(Double.init)
+    // Zero mean: otherwise the flattened spectrum gives the DC term as much weight as any
+    // structure, and the squared map becomes a near-constant offset with small ripples.
+    let mean = small.values.reduce(0, +) / Float(n * n)
+    var re = small.values.map { Double($0 - mean) }
     var im = [Double](repeating: 0, count: n * n)
     fft2D(&re, &im, inverse: false)
     var logAmp = [Double](repeating: 0, count: n * n)
@@ -50,27 +53,19 @@ package enum SpectralResidual {
   /// scaled by 1/size².
   static func fft2D(_ re: inout [Double], _ im: inout [Double], inverse: Bool) {
     let n = size
-    var rowRe = [Double](repeating: 0, count: n), rowIm = [Double](repeating: 0, count: n)
-    for y in 0..<n {
-      for x in 0..<n {
-        rowRe[x] = re[y * n + x]
-        rowIm[x] = im[y * n + x]
-      }
-      fft(&rowRe, &rowIm, inverse: inverse)
-      for x in 0..<n {
-        re[y * n + x] = rowRe[x]
-        im[y * n + x] = rowIm[x]
-      }
-    }
-    for x in 0..<n {
-      for y in 0..<n {
-        rowRe[y] = re[y * n + x]
-        rowIm[y] = im[y * n + x]
-      }
-      fft(&rowRe, &rowIm, inverse: inverse)
-      for y in 0..<n {
-        re[y * n + x] = rowRe[y]
-        im[y * n + x] = rowIm[y]
+    var lineRe = [Double](repeating: 0, count: n), lineIm = lineRe
+    // Rows (line start y·n, step 1), then columns (line start x, step n).
+    for (lineStride, step) in [(n, 1), (1, n)] {
+      for line in 0..<n {
+        for k in 0..<n {
+          lineRe[k] = re[line * lineStride + k * step]
+          lineIm[k] = im[line * lineStride + k * step]
+        }
+        fft(&lineRe, &lineIm, inverse: inverse)
+        for k in 0..<n {
+          re[line * lineStride + k * step] = lineRe[k]
+          im[line * lineStride + k * step] = lineIm[k]
+        }
       }
     }
     if inverse {

@@ -9,8 +9,9 @@ import RetouchRender
 /// - Subject: the union of the main faces (those at least a quarter of the largest face's
 ///   area), enlarged by 40 % of its size; without faces, the region around the salient mass of a
 ///   spectral-residual saliency map (see ``SpectralResidual``): the saliency-weighted centroid
-///   ± 2 standard deviations of the cells above 3 × the mean saliency; when the salient cells
-///   cover more than half the frame (no clear subject) or the photo is tiny, the centre half.
+///   ± 1.5 standard deviations of the cells above 3 × the mean saliency; when the salient cells
+///   cover more than half the frame or that box more than 60 % of it (no clear subject), or the
+///   photo is tiny, the centre half.
 /// - Focus: ``FocusMap`` tiles (8 along the long edge); the focus region is the bounding box of
 ///   the textured tiles at least 60 % as sharp as the photo's sharp parts. The photo has a
 ///   shallow depth of field when that region covers at most 45 % of the frame and, outside it,
@@ -73,7 +74,10 @@ public enum SubjectFinder {
     let mx = sx / w, my = sy / w
     let dx = (max(0, sxx / w - mx * mx)).squareRoot(), dy = (max(0, syy / w - my * my)).squareRoot()
     let region = clipped(
-      x0: mx - 2 * dx, y0: my - 2 * dy, x1: mx + 2 * dx, y1: my + 2 * dy, grow: 0, minSize: 0.2)
+      x0: mx - 1.5 * dx, y0: my - 1.5 * dy, x1: mx + 1.5 * dx, y1: my + 1.5 * dy, grow: 0,
+      minSize: 0.2)
+    // Saliency spread over most of the frame names no subject.
+    guard region.width * region.height <= 0.6 else { return (center, .center) }
     return (region, .saliency)
   }
 
