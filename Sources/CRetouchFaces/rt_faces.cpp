@@ -19,9 +19,11 @@ using Pyramid = dlib::pyramid_down<6>;  // the frontal detector's own pyramid
 // Deserialising dlib's embedded model costs ~0.5 s of CPU (measured on the 2-core build machine);
 // copying a built detector costs ~0.2 ms. So the model is decoded once (a function-local static:
 // thread-safe, and retried on the next call if it threw) and every working detector is a copy.
+// Like the pool below it is never destroyed: a detached prewarm thread may still be using it
+// while the process exits.
 const Detector &prototype() {
-  static const Detector detector = dlib::get_frontal_face_detector();
-  return detector;
+  static const Detector *detector = new Detector(dlib::get_frontal_face_detector());
+  return *detector;
 }
 
 // A working set: `full` scans every pyramid level; `top` only the two largest (the two that cost
@@ -45,8 +47,8 @@ struct DetectorSet {
 // Detector sets are therefore lent out from a pool: a caller takes one (or builds one when the
 // pool is empty) and puts it back afterwards; the pool never holds more sets than the peak number
 // of concurrent callers.
-std::mutex pool_mutex;
-std::vector<std::unique_ptr<DetectorSet>> pool;
+std::mutex &pool_mutex = *new std::mutex;
+std::vector<std::unique_ptr<DetectorSet>> &pool = *new std::vector<std::unique_ptr<DetectorSet>>;
 
 std::unique_ptr<DetectorSet> take_set() {
   {

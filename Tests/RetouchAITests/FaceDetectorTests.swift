@@ -108,6 +108,22 @@ import Testing
     #expect(a.count == 2)
   }
 
+  @Test func sixteenBitInputGivesTheSameFaces() throws {
+    let (image, _) = try AnalysisTestPhotos.load("s01")
+    var wide = Image(width: image.width, height: image.height, format: .rgba16)
+    for y in 0..<image.height {
+      for x in 0..<image.width {
+        let p = image.pixel(x: x, y: y)
+        wide.setPixel(x: x, y: y, [p[0] * 257, p[1] * 257, p[2] * 257, 65535])
+      }
+    }
+    let eight = FaceDetector().detect(in: image), sixteen = FaceDetector().detect(in: wide)
+    #expect(sixteen.count == eight.count)
+    #expect(sixteen.first?.bounds == eight.first?.bounds)
+    let dh = abs((sixteen.first?.skinHue ?? 0) - (eight.first?.skinHue ?? 180))
+    #expect(dh < 1)
+  }
+
   @Test func tinyAndFlatImagesHaveNoFaces() {
     let tiny = AnalysisTestPhotos.synthetic(width: 40, height: 30) { _, _ in (200, 150, 120) }
     #expect(FaceDetector().detect(in: tiny).isEmpty)

@@ -15,17 +15,20 @@ import RetouchRender
 /// for faces), unless the photo has no colour to judge by.
 ///
 /// Thread-safe and reentrant: detectors come from a pool inside the C++ shim, one per concurrent
-/// caller. The first call builds a detector (~20 ms); ``prewarm()`` does that ahead of time.
+/// caller. The first call decodes dlib's model (~0.5 s of CPU); ``prewarm()`` does that ahead of
+/// time.
 /// Deterministic: the same image gives the same faces, bit for bit.
 public struct FaceDetector: Sendable {
   /// Long edge, in pixels, of the grey copy the detector searches.
   ///
-  /// Chosen on the face photos of the shared set (release build, 2-core Xeon, `-march=native`,
-  /// CPU time of the detector alone on a loaded machine): 320 px 9 ms, 384 px 10 ms, 448 px
-  /// 13 ms, 512 px 16 ms. 320 px finds faces in 4 of the 6 photos whose faces are at least
-  /// ~15 % of the frame, 384 px adds the second face of a couple, 448 px finds all 6 (the B&W
-  /// pair and one face of a group at a table); 512 px finds the other two faces of that group.
-  /// With the pyramid split over two threads the wall time is about half the CPU time.
+  /// Chosen on the face photos of the shared set. Cost of `detect(in:)` on a 512-px copy
+  /// (release build, `-march=native`, median CPU time over six photos on the 2-core Xeon while
+  /// other builds loaded it ~8×, so idle numbers are lower): 320 px 8.9 ms, 384 px 12.9 ms,
+  /// 448 px 16.0 ms, 512 px 18.3 ms, of which ~1.5 ms is the grey copy, focus tiles and face
+  /// measurements. Faces found (photos whose faces are at least ~15 % of the frame): 320 px
+  /// 4 of 6, 384 px the same plus a couple's second face, 448 px all 6 (adds a B&W pair and one
+  /// face of a group at a table), 512 px also the other two faces of that group. Split over two
+  /// threads the wall time is about half the CPU time on two idle cores.
   public static let defaultDetectionLongEdge = 448
 
   /// Long edge of the grey copy searched; larger finds smaller faces and costs more (the cost
@@ -61,8 +64,9 @@ public struct FaceDetector: Sendable {
   /// Faces in `image` (the small upright analysis copy, 8- or 16-bit RGB or RGBA), largest
   /// first, each with its skin colour, lighting and blur measured.
   ///
-  /// Cost at the default size: detection on a 448-px grey copy (~13 ms of CPU, about half that
-  /// in wall time on two idle cores) plus about a millisecond of measuring. Returns an empty list when the image is too small to hold a findable face or
+  /// Cost at the default size: ~16 ms of CPU (see ``defaultDetectionLongEdge``), about half that
+  /// in wall time on two idle cores. The very first call in a process also decodes dlib's model
+  /// (~0.5 s of CPU) unless ``prewarm()`` already did. Returns an empty list when the image is too small to hold a findable face or
   /// when the detector fails (out of memory).
   public func detect(in image: Image) -> [FaceObservation] {
     let plane = GreyPlane(image: image)
