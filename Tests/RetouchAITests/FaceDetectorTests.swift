@@ -19,7 +19,8 @@ import Testing
     for face in faces {
       #expect(face.bounds.isValid)
       #expect(face.bounds.width >= 0.05 && face.bounds.width <= 0.9)
-      let aspect = face.bounds.width * Double(image.width)
+      let aspect =
+        face.bounds.width * Double(image.width)
         / (face.bounds.height * Double(image.height))
       #expect(aspect > 0.7 && aspect < 1.4, "face box aspect \(aspect) in \(id)")
       #expect(face.score > 0)

@@ -23,7 +23,8 @@ import Testing
   ])
   func classifiesClearScenes(id: String, expected: [Scene]) throws {
     let (image, metadata) = try AnalysisTestPhotos.load(id)
-    let scene = SceneClassifier.classifyScene(AnalysisTestPhotos.analysis(of: image, metadata: metadata))
+    let scene = SceneClassifier.classifyScene(
+      AnalysisTestPhotos.analysis(of: image, metadata: metadata))
     #expect(scene.map(expected.contains) == true, "\(id): \(String(describing: scene))")
   }
 

@@ -66,8 +66,8 @@ public struct FaceDetector: Sendable {
   ///
   /// Cost at the default size: ~16 ms of CPU (see ``defaultDetectionLongEdge``), about half that
   /// in wall time on two idle cores. The very first call in a process also decodes dlib's model
-  /// (~0.5 s of CPU) unless ``prewarm()`` already did. Returns an empty list when the image is too small to hold a findable face or
-  /// when the detector fails (out of memory).
+  /// (~0.5 s of CPU) unless ``prewarm()`` already did. Returns an empty list when the image is
+  /// too small to hold a findable face or when the detector fails (out of memory).
   public func detect(in image: Image) -> [FaceObservation] {
     let plane = GreyPlane(image: image)
     return detect(in: image, plane: plane, focus: FocusMap(plane: plane))
@@ -194,12 +194,15 @@ public struct FaceDetector: Sendable {
     let skinFraction = Double(skinCount) / n
     let skinLab: [Double] =
       skinFraction >= 0.05
-      ? [skinSum.0 / Double(skinCount), skinSum.1 / Double(skinCount), skinSum.2 / Double(skinCount)]
+      ? [
+        skinSum.0 / Double(skinCount), skinSum.1 / Double(skinCount), skinSum.2 / Double(skinCount),
+      ]
       : [allSum.0 / n, allSum.1 / n, allSum.2 / n]
 
     // Lighting: the mean colour of the lit face (not only the skin-like part).
     let litCount = Double(max(1, halves[0].2 + halves[1].2))
-    let meanA = (halves[0].0 + halves[1].0) / litCount, meanB = (halves[0].1 + halves[1].1) / litCount
+    let meanA = (halves[0].0 + halves[1].0) / litCount,
+      meanB = (halves[0].1 + halves[1].1) / litCount
     let chroma = (meanA * meanA + meanB * meanB).squareRoot()
     let hue = Self.hue(meanA, meanB)
     var colored = (chroma >= 12 && !naturalSkinHue.contains(hue)) || chroma > 45

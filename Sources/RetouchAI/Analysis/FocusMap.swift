@@ -32,9 +32,13 @@ package struct FocusMap: Sendable {
   package init(plane: GreyPlane, tilesAcrossLongEdge: Int = 8) {
     let w = plane.width, h = plane.height
     let long = max(w, h)
-    let cols = w >= h ? tilesAcrossLongEdge
+    let cols =
+      w >= h
+      ? tilesAcrossLongEdge
       : max(1, Int((Double(tilesAcrossLongEdge) * Double(w) / Double(long)).rounded()))
-    let rws = h >= w ? tilesAcrossLongEdge
+    let rws =
+      h >= w
+      ? tilesAcrossLongEdge
       : max(1, Int((Double(tilesAcrossLongEdge) * Double(h) / Double(long)).rounded()))
     var lap = [Double](repeating: 0, count: cols * rws)
     var grad = [Double](repeating: 0, count: cols * rws)
@@ -94,8 +98,10 @@ package struct FocusMap: Sendable {
 
   /// The tile's rectangle in normalized coordinates.
   package func tileRect(column: Int, row: Int) -> (x0: Double, y0: Double, x1: Double, y1: Double) {
-    (Double(column) / Double(columns), Double(row) / Double(rows),
-     Double(column + 1) / Double(columns), Double(row + 1) / Double(rows))
+    (
+      Double(column) / Double(columns), Double(row) / Double(rows),
+      Double(column + 1) / Double(columns), Double(row + 1) / Double(rows)
+    )
   }
 
   /// Sharpness (L / G) of a pixel rectangle of `plane`, or nil when it is untextured or smaller

@@ -43,7 +43,8 @@ public enum SceneClassifier {
     return best.value - second >= margin ? best.key : nil
   }
 
-  package static func scores(features f: SceneFeatures, analysis: PhotoAnalysis) -> [Scene: Double] {
+  package static func scores(features f: SceneFeatures, analysis: PhotoAnalysis) -> [Scene: Double]
+  {
     let faceArea = analysis.faces.map { $0.bounds.width * $0.bounds.height }.max() ?? 0
     let people =
       analysis.faces.isEmpty
@@ -66,7 +67,8 @@ public enum SceneClassifier {
     let city =
       ramp(f.axisAligned, from: 0.4, to: 0.6) * ramp(f.neutral, from: 0.2, to: 0.5)
       * (1 - ramp(f.green, from: 0.1, to: 0.3)) * (1 - 0.5 * dark)
-    let lights = ramp(f.brightSpots, from: 0.003, to: 0.02) * (1 - ramp(f.brightSpots, from: 0.2, to: 0.4))
+    let lights =
+      ramp(f.brightSpots, from: 0.003, to: 0.02) * (1 - ramp(f.brightSpots, from: 0.2, to: 0.4))
     let light =
       max(dark * (0.5 + 0.5 * lights), analysis.exposure.isDarkOnPurpose ? 0.7 : 0)
       * (1 - 0.5 * ramp(people, from: 0.6, to: 0.9))
@@ -152,7 +154,9 @@ package struct SceneFeatures: Sendable {
           var hue = 0.0
           if mx > mn {
             let d = mx - mn
-            hue = mx == r ? 60 * ((g - b) / d) : mx == g ? 60 * ((b - r) / d + 2) : 60 * ((r - g) / d + 4)
+            hue =
+              mx == r
+              ? 60 * ((g - b) / d) : mx == g ? 60 * ((b - r) / d + 2) : 60 * ((r - g) / d + 4)
             if hue < 0 { hue += 360 }
           }
           n += 1

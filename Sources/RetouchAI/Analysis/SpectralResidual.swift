@@ -5,11 +5,11 @@ import Foundation
 /// Visual saliency by the spectral residual (Hou & Zhang, "Saliency Detection: A Spectral
 /// Residual Approach", CVPR 2007).
 ///
-/// The photo's grey levels, squeezed to 64 × 64 with their mean removed, are Fourier transformed; the log amplitude
-/// spectrum minus its 3 × 3 local mean (the "residual": what the average natural-image spectrum
-/// does not explain) is recombined with the original phase and transformed back; the squared
-/// magnitude, smoothed with a Gaussian (σ = 2.5 cells), is the saliency map. Cost: 256 64-point
-/// FFTs and a few passes over 4096 cells, ~0.1 ms.
+/// The photo's grey levels, squeezed to 64 × 64 with their mean removed, are Fourier
+/// transformed; the log amplitude spectrum minus its 3 × 3 local mean (the "residual": what the
+/// average natural-image spectrum does not explain) is recombined with the original phase and
+/// transformed back; the squared magnitude, smoothed with a Gaussian (σ = 2.5 cells), is the
+/// saliency map. Cost: 256 64-point FFTs and a few passes over 4096 cells, ~0.1 ms.
 package enum SpectralResidual {
   package static let size = 64
 

@@ -131,8 +131,11 @@ public enum SubjectFinder {
         if cx > region.x && cx < region.maxX && cy > region.y && cy < region.maxY { continue }
         outside += 1
         let i = row * focus.columns + column
-        if focus.isSoft(i, reference: ref) { blurred += 1 }
-        else if !focus.isTextured(i) { flat += 1 }
+        if focus.isSoft(i, reference: ref) {
+          blurred += 1
+        } else if !focus.isTextured(i) {
+          flat += 1
+        }
       }
     }
     let area = region.width * region.height
