@@ -14,6 +14,7 @@ let package = Package(
     .library(name: "RetouchRender", targets: ["RetouchRender"]),
     .library(name: "RetouchAI", targets: ["RetouchAI"]),
     .library(name: "RetouchEditor", targets: ["RetouchEditor"]),
+    .library(name: "RetouchLibrary", targets: ["RetouchLibrary"]),
     .executable(name: "retouch", targets: ["retouch"]),
     .executable(name: "retouch-bench", targets: ["retouch-bench"]),
   ],
@@ -34,6 +35,9 @@ let package = Package(
     .systemLibrary(
       name: "CExif", pkgConfig: "libexif",
       providers: [.apt(["libexif-dev"]), .brew(["libexif"])]),
+    .systemLibrary(
+      name: "CSQLite", pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
 
     // MARK: Our own thin C shims (the only place setjmp/longjmp and C macros are handled)
     .target(
@@ -69,15 +73,19 @@ let package = Package(
       name: "RetouchEditor",
       dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchAI"],
       swiftSettings: optimized),
+    .target(
+      name: "RetouchLibrary",
+      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor", "CSQLite"],
+      swiftSettings: optimized),
 
     // MARK: Executables
     .executableTarget(
       name: "retouch",
-      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor"],
+      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchAI", "RetouchEditor", "RetouchLibrary"],
       swiftSettings: optimized),
     .executableTarget(
       name: "retouch-bench",
-      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor", "CRetouchBenchReference"],
+      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor", "RetouchLibrary", "CRetouchBenchReference"],
       swiftSettings: optimized),
 
     // MARK: Tests
@@ -99,6 +107,17 @@ let package = Package(
     .testTarget(
       name: "RetouchEditorTests",
       dependencies: ["RetouchEditor", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport"]),
+    // Test helper: commits to a library in a loop so the crash test can kill it at any moment.
+    .executableTarget(
+      name: "retouch-library-stress",
+      dependencies: ["RetouchLibrary", "RetouchEditor", "RetouchIO", "RetouchCore"],
+      path: "Tests/RetouchLibraryStress"),
+    .testTarget(
+      name: "RetouchLibraryTests",
+      dependencies: [
+        "RetouchLibrary", "RetouchEditor", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport",
+        "retouch-library-stress",
+      ]),
     .testTarget(
       name: "retouchCLITests",
       dependencies: ["retouch", "RetouchRender", "RetouchTestSupport"]),

@@ -11,6 +11,7 @@ packages=(
   libheif-dev           # HEIF/HEIC (libheif with libde265 decoder and x265 encoder)
   liblcms2-dev          # ICC colour management
   libexif-dev           # EXIF parsing
+  libsqlite3-dev        # the photo library's database
 )
 
 missing=()
