@@ -35,6 +35,9 @@ public final class PhotoLibrary: Sendable {
     public var busyTimeoutMilliseconds: Int32 = 10_000
     /// The clock stamped on imports, edits and deletions (tests inject a fixed one).
     public var clock: @Sendable () -> Date = { Date() }
+    /// Fault injection for tests: a batch commit fails with `.fileSystem` once this many renders
+    /// have been copied, as a full disk would (nil: never).
+    package var failsAfterStagedRenders: Int? = nil
     public init() {}
   }
 

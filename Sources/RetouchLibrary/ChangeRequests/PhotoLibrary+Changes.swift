@@ -39,6 +39,9 @@ extension PhotoLibrary {
               names.append(nil)
               continue
             }
+            if let limit = options.failsAfterStagedRenders, staged.count == limit {
+              throw LibraryError(.fileSystem, source: "Renders", detail: "injected failure after \(limit) renders.")
+            }
             let name = UUID().uuidString.lowercased() + ".jpg"
             let destination = renderURL(named: name)
             try DurableFile.write(bytes, to: destination)
