@@ -21,7 +21,7 @@ protocol Subcommand {
 @main
 enum Retouch {
   static let subcommands: [any Subcommand.Type] = [
-    InfoCommand.self, ConvertCommand.self, ApplyCommand.self, LooksCommand.self,
+    InfoCommand.self, ConvertCommand.self, ApplyCommand.self, LooksCommand.self, LibraryCommand.self,
   ]
 
   static var overview: String {
