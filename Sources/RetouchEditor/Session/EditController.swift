@@ -61,7 +61,7 @@ public final class EditController: Sendable {
   }
 
   deinit {
-    state.withLock { $0.tearDown() }
+    for c in state.withLock({ $0.tearDown() }) { c.finish() }
   }
 
   // MARK: - State
@@ -122,12 +122,15 @@ public final class EditController: Sendable {
       for w in ready { w.continuation.resume(returning: force ? nil : preview) }
     }
 
-    mutating func tearDown() {
+    /// Cancels the background work and resumes every waiter; returns the observers' streams,
+    /// which the caller finishes outside the lock (finishing runs their termination handlers,
+    /// which take the lock).
+    mutating func tearDown() -> [AsyncStream<EditSessionState>.Continuation] {
       originalTask?.cancel()
       aiTask?.cancel()
       resumeWaiters(force: true)
-      for c in observers.values { c.finish() }
-      observers = [:]
+      defer { observers = [:] }
+      return Array(observers.values)
     }
   }
 
@@ -677,18 +680,21 @@ public final class EditController: Sendable {
   /// finishes every observer stream and resumes waiters with nil. Later calls to edit do nothing;
   /// exports throw `.destroyed`.
   public func destroy() {
-    state.withLock { s in
+    let streams = state.withLock { s in
       s.phase = .destroyed
       if !s.suggestions.isFinished { s.suggestions = .unavailable }
       s.notify()
-      s.tearDown()
-      s.originalTask = nil
-      s.aiTask = nil
-      s.previewSource = nil
-      s.preview = nil
-      s.pendingRender = nil
-      s.source = nil
-      s.depthMap = nil
+      defer {
+        s.originalTask = nil
+        s.aiTask = nil
+        s.previewSource = nil
+        s.preview = nil
+        s.pendingRender = nil
+        s.source = nil
+        s.depthMap = nil
+      }
+      return s.tearDown()
     }
+    for c in streams { c.finish() }
   }
 }
