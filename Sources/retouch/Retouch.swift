@@ -21,7 +21,8 @@ protocol Subcommand {
 @main
 enum Retouch {
   static let subcommands: [any Subcommand.Type] = [
-    InfoCommand.self, ConvertCommand.self, ApplyCommand.self, LooksCommand.self,
+    InfoCommand.self, ConvertCommand.self, ApplyCommand.self, LooksCommand.self, EditCommand.self,
+    ReopenCommand.self, RevertCommand.self,
   ]
 
   static var overview: String {

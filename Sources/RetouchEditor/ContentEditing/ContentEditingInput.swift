@@ -106,7 +106,7 @@ public struct ContentEditingInput: Sendable {
     if controller.canHandle(adjustmentData) { return .original(resuming: adjustmentData) }
     guard let renderedPhoto else {
       throw EditingError(
-        .missingRenderedPhoto,
+        .missingRenderedPhoto, source: "adjustment data",
         detail: "this editor cannot resume '\(adjustmentData.formatIdentifier)' "
           + "version \(adjustmentData.formatVersion), and there is no rendered photo to edit instead.")
     }

@@ -36,7 +36,7 @@ public final class RetouchEditingController: ContentEditingController {
       return try EditConfig(json: payload, source: "adjustment data")
     } catch {
       let kind: EditingError.Kind = error.kind == .newerVersion ? .newerAdjustmentData : .corruptAdjustmentData
-      throw EditingError(kind, source: "adjustment data", detail: error.description)
+      throw EditingError(kind, source: "adjustment data", detail: error.detail)
     }
   }
 
