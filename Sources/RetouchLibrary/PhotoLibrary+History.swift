@@ -94,37 +94,43 @@ extension PhotoLibrary {
 
   // MARK: Content editing
 
-  /// The input an editor needs to edit an asset, as Photos gives its editing extensions.
+  /// The input an editor needs to edit an asset, as Photos gives its editing extensions: the
+  /// original (a file, never written to), its orientation and metadata, the current edit's
+  /// adjustment data and its render, and optionally a display-size image of the current look.
   ///
-  /// When the asset shows an edit whose adjustment data `canHandle` accepts, the editor gets the
-  /// original plus that data (it resumes with its sliders where they were); when it does not, it
-  /// gets the current render with the edit baked in and no adjustment data. An unedited photo
-  /// comes as its original. Reads only the original's header (cheap).
+  /// The input itself applies the resume-or-baked-in rule (`ContentEditingInput.base(for:)`): an
+  /// editor that can handle the adjustment data resumes from the original, any other works on the
+  /// render. Cost: the original's header, plus one shrink-on-load decode when
+  /// `displayMaxDimension` is set.
   ///
+  /// - Parameter displayMaxDimension: long edge of the display-size image; nil for none.
   /// - Throws: ``LibraryError`` `.notFound`, `.invalidChange` for a photo in Recently Deleted,
-  ///   `.badPhoto` when the original's header cannot be read.
+  ///   `.badPhoto` when the original (or the render) cannot be read.
   public func requestContentEditingInput(
-    for id: AssetID, canHandle: (AdjustmentData) -> Bool
+    for id: AssetID, displayMaxDimension: Int? = nil
   ) throws(LibraryError) -> ContentEditingInput {
     let asset = try asset(id)
     guard !asset.isDeleted else {
       throw LibraryError(.invalidChange, source: "photo \(id)", detail: "it is in Recently Deleted; restore it first.")
     }
     let original = originalURL(for: asset)
+    let current = try currentRevision(of: id)
+    let render = current.flatMap { renderURL(of: $0) }
     let metadata: PhotoMetadata
+    var display: Image?
     do {
       metadata = try ImageDecoder().readMetadata(try ImageDecoder.readFile(original), source: asset.originalFilename).metadata
+      if let size = displayMaxDimension {
+        var options = DecodeOptions()
+        options.minimumLongEdge = max(1, size)
+        let image = try ImageDecoder(options: options).decode(render ?? original).image
+        display = image.size.longEdge > size ? image.resized(toFitLongEdge: max(1, size)) : image
+      }
     } catch {
       throw LibraryError(.badPhoto, source: asset.originalFilename, detail: error.description)
     }
-    let current = try currentRevision(of: id)
-    if let current, let data = current.adjustmentData, let render = renderURL(of: current), !canHandle(data) {
-      // The render is upright (orientation applied when it was made).
-      return ContentEditingInput(
-        fullSizeImageURL: render, fullSizeImageOrientation: .up, metadata: metadata, adjustmentData: nil)
-    }
     return ContentEditingInput(
-      fullSizeImageURL: original, fullSizeImageOrientation: asset.orientation, metadata: metadata,
-      adjustmentData: current?.adjustmentData)
+      original: .file(original), orientation: asset.orientation, metadata: metadata, displaySizeImage: display,
+      adjustmentData: current?.adjustmentData, renderedPhoto: render.map { .file($0) })
   }
 }

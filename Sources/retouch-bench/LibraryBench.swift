@@ -11,6 +11,7 @@ import RetouchCore
 import RetouchEditor
 import RetouchIO
 import RetouchLibrary
+import RetouchRender
 
 /// `retouch-bench library`: import of 1,000 small photos (headers only, no thumbnails), listing
 /// 10,000 assets sorted by capture date, and a batch commit of 100 edits (renders made
@@ -70,11 +71,10 @@ enum LibraryBench {
     for run in 0..<(options.runs + 1) {
       var requests: [ChangeRequest] = []
       for (i, id) in ids.enumerated() {
-        let url = renders.appendingPathComponent("\(run)-\(i).jpg")
-        try FileManager.default.copyItem(at: photos[i], to: url)
-        let output = ContentEditingOutput(
-          renderedContentURL: url,
-          adjustmentData: AdjustmentData(formatIdentifier: "retouch.edit", formatVersion: "1", data: Data("{\"settings\":{\"exposure\":0.\(run)}}".utf8)))
+        var output = ContentEditingOutput(try library.requestContentEditingInput(for: id), directory: renders)
+        try FileManager.default.copyItem(at: photos[i], to: output.renderedContentURL)
+        output.adjustmentData = RetouchEditingController.adjustmentData(
+          for: EditConfig(properties: [.exposure: 0.1 * Double(run + 1)]))
         requests.append(.edit(id, output: output))
       }
       let (start, cpuStart) = (now(), cpuSeconds())

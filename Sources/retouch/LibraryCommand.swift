@@ -224,28 +224,14 @@ enum LibraryCommand: Subcommand {
   }
 
   /// Retouch's own editor on one photo: resumes the previous Retouch edit (original + its
-  /// EditConfig) or, for another editor's edit, works on top of its render.
+  /// EditConfig, the options added on top) or, for another editor's edit, works on its render.
   static func edit(_ library: PhotoLibrary, _ arguments: ParsedArguments, rest: [String]) throws(CLIError) -> Int32 {
     let id = try ids(rest, "edit")
     guard id.count == 1 else { throw CLIError.usage("'retouch library edit' takes one photo ID.") }
-    let input = try call { () throws(LibraryError) in
-      try library.requestContentEditingInput(for: id[0], canHandle: { Self.canHandle($0) })
-    }
-    var base = EditConfig.neutral
-    if let data = input.adjustmentData {
-      do {
-        base = try EditConfig(json: data.data, source: "photo \(id[0])")
-      } catch {
-        throw CLIError(code: .dataError, message: error.description)
-      }
-    }
-    let change = try EditOptions.config(from: arguments)
-    let config = EditConfig(
-      properties: base.properties.merging(change.properties) { $1 },
-      crop: change.crop.isFull ? base.crop : change.crop,
-      aspectRatio: change.aspectRatio == .original ? base.aspectRatio : change.aspectRatio,
-      editRotation: base.editRotation.combined(with: change.editRotation), look: change.look ?? base.look)
-    let output = try render(config, input: input)
+    let input = try call { () throws(LibraryError) in try library.requestContentEditingInput(for: id[0]) }
+    let (photo, base) = try startingPoint(of: input)
+    let config = try EditOptions.config(from: arguments, base: base)
+    let output = try render(config, of: photo, for: input)
     defer { try? FileManager.default.removeItem(at: output.renderedContentURL) }
     try commit(library, [.edit(id[0], output: output, editConfig: config)])
     if arguments.flag("json") {
@@ -254,6 +240,26 @@ enum LibraryCommand: Subcommand {
       Terminal.out("photo \(id[0]): \(String(decoding: config.jsonData(), as: UTF8.self))")
     }
     return 0
+  }
+
+  /// The photo file Retouch's editor starts from and the edit it resumes, by the input's
+  /// resume-or-baked-in rule.
+  static func startingPoint(of input: ContentEditingInput) throws(CLIError) -> (URL, EditConfig) {
+    do {
+      switch try input.base(for: RetouchEditingController()) {
+      case .original(let resuming):
+        guard let url = input.originalURL else { throw CLIError(code: .software, message: "the original is not a file.") }
+        return (url, try resuming.map { data throws(EditingError) in try RetouchEditingController.config(from: data) } ?? .neutral)
+      case .rendered(.file(let url)): return (url, .neutral)
+      case .rendered(.data): throw CLIError(code: .software, message: "the rendered photo is not a file.")
+      }
+    } catch let error as CLIError {
+      throw error
+    } catch let error as EditingError {
+      throw CLIError(code: .dataError, message: error.description)
+    } catch {
+      throw CLIError(code: .software, message: "\(error)")
+    }
   }
 
   /// The top suggestion for each photo (every unedited one with --all), committed in one batch.
@@ -272,22 +278,26 @@ enum LibraryCommand: Subcommand {
     var unchanged: [AssetID] = []
     for (i, id) in targets.enumerated() {
       bar.update(i, of: targets.count)
-      let input = try call { () throws(LibraryError) in
-        try library.requestContentEditingInput(for: id, canHandle: { _ in false })
-      }
+      let input = try call { () throws(LibraryError) in try library.requestContentEditingInput(for: id) }
+      // Unedited photos (with --all) start from the original; a photo given by id that shows
+      // an edit gets the suggestion on top of its render.
+      let photo = input.renderedPhoto.flatMap { if case .file(let url) = $0 { url } else { nil } } ?? input.originalURL
+      guard let photo else { throw CLIError(code: .software, message: "photo \(id): the original is not a file.") }
       var options = DecodeOptions()
       options.minimumLongEdge = 512
       let small: DecodedImage
       do {
-        small = try ImageDecoder(options: options).decode(input.fullSizeImageURL)
-      } catch {
+        small = try ImageDecoder(options: options).decode(photo)
+      } catch let error as ImageDecodingError {
         throw CLIError(error)
+      } catch {
+        throw CLIError(code: .software, message: "\(error)")
       }
       guard let config = engine.topSuggestion(for: small.image, metadata: small.metadata) else {
         unchanged.append(id)
         continue
       }
-      outputs.append((id, try render(config, input: input), config))
+      outputs.append((id, try render(config, of: photo, for: input), config))
     }
     bar.update(targets.count, of: targets.count)
     bar.finish()
@@ -358,26 +368,20 @@ enum LibraryCommand: Subcommand {
 
   // MARK: Helpers
 
-  /// The adjustment data Retouch's own editor resumes: its EditConfig JSON, in a version it reads.
-  static func canHandle(_ data: AdjustmentData) -> Bool {
-    [EditConfig.formatIdentifier, "org.retouch.edit"].contains(data.formatIdentifier)
-      && (Int(data.formatVersion) ?? Int.max) <= EditConfig.formatVersion
-  }
-
-  /// Renders `config` on the input's photo into a fresh output (JPEG, metadata corrected).
-  static func render(_ config: EditConfig, input: ContentEditingInput) throws(CLIError) -> ContentEditingOutput {
-    var output = ContentEditingOutput(contentEditingInput: input)
+  /// Renders `config` on `photo` into a fresh output for `input` (JPEG, metadata corrected), with
+  /// Retouch's editor's adjustment data.
+  static func render(_ config: EditConfig, of photo: URL, for input: ContentEditingInput) throws(CLIError) -> ContentEditingOutput {
+    var output = ContentEditingOutput(input)
     let url = output.renderedContentURL
-    if try !ApplyCommand.streamJPEG(input.fullSizeImageURL, to: url, config: config, options: EncodeOptions()) {
-      let (image, metadata) = try ApplyCommand.load(input.fullSizeImageURL)
+    if try !ApplyCommand.streamJPEG(photo, to: url, config: config, options: EncodeOptions()) {
+      let (image, metadata) = try ApplyCommand.load(photo)
       do {
         try ImageEncoder().write((consume image).rendered(with: config), as: .jpeg, metadata: metadata, to: url)
       } catch {
         throw CLIError(error)
       }
     }
-    output.adjustmentData = AdjustmentData(
-      formatIdentifier: EditConfig.formatIdentifier, formatVersion: String(EditConfig.formatVersion), data: config.jsonData())
+    output.adjustmentData = RetouchEditingController.adjustmentData(for: config)
     return output
   }
 

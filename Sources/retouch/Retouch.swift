@@ -21,7 +21,8 @@ protocol Subcommand {
 @main
 enum Retouch {
   static let subcommands: [any Subcommand.Type] = [
-    InfoCommand.self, ConvertCommand.self, ApplyCommand.self, LooksCommand.self, LibraryCommand.self,
+    InfoCommand.self, ConvertCommand.self, ApplyCommand.self, LooksCommand.self, EditCommand.self,
+    ReopenCommand.self, RevertCommand.self, LibraryCommand.self,
   ]
 
   static var overview: String {

@@ -71,21 +71,21 @@ func main() throws {
     } else {
       let count = 1 + Int(rng.next() % 5)
       var requests: [ChangeRequest] = []
+      var outputs: [URL] = []
       for k in 0..<count {
         let asset = live[Int(rng.next() % UInt64(live.count))]
         let payload = "s\(seed)-\(step)-\(k)"
-        let url = scratch.appendingPathComponent("\(payload).jpg")
-        try render.write(to: url)
-        let output = ContentEditingOutput(
-          renderedContentURL: url,
-          adjustmentData: AdjustmentData(formatIdentifier: "org.retouch.stress", formatVersion: "1", data: Data(payload.utf8)))
+        var output = ContentEditingOutput(try library.requestContentEditingInput(for: asset.id), directory: scratch)
+        try render.write(to: output.renderedContentURL)
+        output.adjustmentData = AdjustmentData(formatIdentifier: "org.retouch.stress", formatVersion: "1", data: Data(payload.utf8))
         requests.append(.edit(asset.id, output: output))
+        outputs.append(output.renderedContentURL)
       }
       let revisions = try library.performChanges(requests)
       for revision in revisions {
         say("edit \(revision.id) \(revision.assetID) \(String(decoding: revision.adjustmentData?.data ?? Data(), as: UTF8.self))")
       }
-      for k in 0..<count { try? FileManager.default.removeItem(at: scratch.appendingPathComponent("s\(seed)-\(step)-\(k).jpg")) }
+      for url in outputs { try? FileManager.default.removeItem(at: url) }
     }
   }
 }

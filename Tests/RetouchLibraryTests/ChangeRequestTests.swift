@@ -112,8 +112,8 @@ import Testing
     let config2 = EditConfig(properties: [.exposure: 0.5, .contrast: 0.2], look: LookSelection(.noir, strength: 0.7))
     for config in [config1, config2] {
       clock.advance(by: 60)
-      let output = try LibraryFixtures.output(
-        in: scratch.url, identifier: EditConfig.formatIdentifier, payload: String(decoding: config.jsonData(), as: UTF8.self))
+      var output = try LibraryFixtures.output(in: scratch.url, payload: "")
+      output.adjustmentData = RetouchEditingController.adjustmentData(for: config)
       try library.performChanges([.edit(id, output: output)])
     }
     clock.advance(by: 60)
@@ -136,7 +136,7 @@ import Testing
     }
     // The edit-session grid: both edits, newest first, with look and sliders.
     let sessions = try library.editSessions()
-    #expect(sessions.map(\.config) == [config2, config1])
+    try #require(sessions.map(\.config) == [config2, config1])
     #expect(sessions[0].look == LookSelection(.noir, strength: 0.7))
     #expect(sessions[0].sliderValues == [.exposure: 0.5, .contrast: 0.2])
     #expect(sessions[0].date > sessions[1].date)
@@ -160,7 +160,7 @@ import Testing
     #expect(throws: LibraryError.self) { try library.performChanges([.delete(ids[1])]) }
     #expect(throws: LibraryError.self) { try library.performChanges([.restore(ids[2])]) }
     #expect(throws: LibraryError.self) {
-      _ = try library.requestContentEditingInput(for: ids[0], canHandle: { _ in true })
+      _ = try library.requestContentEditingInput(for: ids[0])
     }
 
     try library.performChanges([.restore(ids[1])])
@@ -189,10 +189,8 @@ import Testing
     output.adjustmentData = nil
     let noData = #expect(throws: LibraryError.self) { try library.performChanges([.edit(ids[0], output: output)]) }
     #expect(noData?.detail.contains("no adjustment data") == true)
-    let png = scratch.path("render.png")
-    try LibraryFixtures.syntheticPhoto(seed: 1).write(to: png)
-    let notJPEG = ContentEditingOutput(
-      renderedContentURL: png, adjustmentData: AdjustmentData(formatIdentifier: "x", formatVersion: "1", data: Data()))
+    let notJPEG = try LibraryFixtures.output(in: scratch.url, payload: "p")
+    try LibraryFixtures.syntheticPhoto(seed: 1).write(to: notJPEG.renderedContentURL)
     let wrongType = #expect(throws: LibraryError.self) { try library.performChanges([.edit(ids[0], output: notJPEG)]) }
     #expect(wrongType?.detail.contains("not a JPEG") == true)
     #expect(throws: LibraryError.self) { try library.performChanges([.revertToOriginal(AssetID(999))]) }

@@ -83,10 +83,17 @@ enum LibraryFixtures {
   static func output(in folder: URL, identifier: String = "org.example.test", payload: String, shade: UInt8 = 128) throws
     -> ContentEditingOutput
   {
-    let url = folder.appendingPathComponent("render-\(UUID().uuidString).jpg")
-    try writeRender(to: url, shade: shade)
-    return ContentEditingOutput(
-      renderedContentURL: url,
-      adjustmentData: AdjustmentData(formatIdentifier: identifier, formatVersion: "1", data: Data(payload.utf8)))
+    var output = ContentEditingOutput(detachedInput, directory: folder)
+    try writeRender(to: output.renderedContentURL, shade: shade)
+    output.adjustmentData = AdjustmentData(formatIdentifier: identifier, formatVersion: "1", data: Data(payload.utf8))
+    return output
+  }
+
+  /// An input that stands for no photo in particular: an output only takes its file name from
+  /// its input's folder, so outputs for any asset (even a deleted one) can be made from it.
+  static var detachedInput: ContentEditingInput {
+    ContentEditingInput(
+      original: .data(Data(), name: "none"), orientation: .up, metadata: PhotoMetadata(), displaySizeImage: nil,
+      adjustmentData: nil, renderedPhoto: nil)
   }
 }

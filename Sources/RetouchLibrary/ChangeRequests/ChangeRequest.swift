@@ -21,7 +21,7 @@ public struct ChangeRequest: Sendable {
   /// with the output's adjustment data (which must be set).
   ///
   /// - Parameter editConfig: the Retouch edit behind it, for the edit-session grid; when nil and
-  ///   the adjustment data is Retouch's own `EditConfig` JSON, it is read from there.
+  ///   the adjustment data comes from a built-in editor, it is read from there.
   public static func edit(
     _ asset: AssetID, output: ContentEditingOutput, editConfig: EditConfig? = nil
   ) -> ChangeRequest {

@@ -5,8 +5,15 @@ import RetouchEditor
 import RetouchRender
 
 extension PhotoLibrary {
-  /// The adjustment-data format identifiers whose bytes are a Retouch `EditConfig` (JSON).
-  static let editConfigFormats: Set<String> = [EditConfig.formatIdentifier, "org.retouch.edit"]
+  /// The Retouch edit behind adjustment data written by one of the built-in editors (Retouch's
+  /// own, vignette, sepia, filter), for the edit-session grid; nil for other editors' data.
+  static func editConfig(of data: AdjustmentData) -> EditConfig? {
+    if let config = try? RetouchEditingController.config(from: data) { return config }
+    if let edit = try? VignetteEditingController.edit(from: data) { return edit.config }
+    if let edit = try? SepiaEditingController.edit(from: data) { return edit.config }
+    if let edit = try? FilterEditingController.edit(from: data) { return edit.config }
+    return nil
+  }
 
   /// Commits a batch of change requests atomically: either every request takes effect or none.
   ///
@@ -116,10 +123,7 @@ extension PhotoLibrary {
             .invalidChange, source: where_,
             detail: "the rendered file \(output.renderedContentURL.lastPathComponent) is not a JPEG.")
         }
-        var config = explicitConfig
-        if config == nil, Self.editConfigFormats.contains(adjustment.formatIdentifier) {
-          config = try? EditConfig(json: adjustment.data)
-        }
+        let config = explicitConfig ?? Self.editConfig(of: adjustment)
         result.append(
           PreparedChange(
             request: request, renderBytes: bytes, renderHash: SHA256.hexDigest(bytes), adjustmentData: adjustment,
