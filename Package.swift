@@ -15,6 +15,7 @@ let package = Package(
     .library(name: "RetouchAI", targets: ["RetouchAI"]),
     .library(name: "RetouchEditor", targets: ["RetouchEditor"]),
     .library(name: "RetouchWeb", targets: ["RetouchWeb"]),
+    .library(name: "RetouchLibrary", targets: ["RetouchLibrary"]),
     .executable(name: "retouch", targets: ["retouch"]),
     .executable(name: "retouch-bench", targets: ["retouch-bench"]),
   ],
@@ -38,6 +39,9 @@ let package = Package(
     .systemLibrary(
       name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
       providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
+    .systemLibrary(
+      name: "CSQLite", pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
 
     // MARK: Our own thin C shims (the only place setjmp/longjmp and C macros are handled)
     .target(
@@ -84,6 +88,10 @@ let package = Package(
       name: "RetouchEditor",
       dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchAI"],
       swiftSettings: optimized),
+    .target(
+      name: "RetouchLibrary",
+      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor", "CSQLite"],
+      swiftSettings: optimized),
 
     // The web editor: HTTP server (libmicrohttpd), REST API and the browser front end, whose
     // files are compiled into the module (see WebAssets.swift for why).
@@ -95,11 +103,14 @@ let package = Package(
     // MARK: Executables
     .executableTarget(
       name: "retouch",
-      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchAI", "RetouchEditor", "RetouchWeb"],
+      dependencies: [
+        "RetouchCore", "RetouchIO", "RetouchRender", "RetouchAI", "RetouchEditor", "RetouchLibrary",
+        "RetouchWeb",
+      ],
       swiftSettings: optimized),
     .executableTarget(
       name: "retouch-bench",
-      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor", "CRetouchBenchReference"],
+      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor", "RetouchLibrary", "CRetouchBenchReference"],
       swiftSettings: optimized),
 
     // MARK: Tests
@@ -124,6 +135,17 @@ let package = Package(
     .testTarget(
       name: "RetouchEditorTests",
       dependencies: ["RetouchEditor", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport"]),
+    // Test helper: commits to a library in a loop so the crash test can kill it at any moment.
+    .executableTarget(
+      name: "retouch-library-stress",
+      dependencies: ["RetouchLibrary", "RetouchEditor", "RetouchIO", "RetouchCore"],
+      path: "Tests/RetouchLibraryStress"),
+    .testTarget(
+      name: "RetouchLibraryTests",
+      dependencies: [
+        "RetouchLibrary", "RetouchEditor", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport",
+        "retouch-library-stress",
+      ]),
     .testTarget(
       name: "RetouchWebTests",
       dependencies: ["RetouchWeb", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport"]),

@@ -12,6 +12,7 @@ packages=(
   liblcms2-dev          # ICC colour management
   libexif-dev           # EXIF parsing
   libmicrohttpd-dev     # HTTP server of the web editor (retouch serve)
+  libsqlite3-dev        # the photo library's database
 )
 
 missing=()

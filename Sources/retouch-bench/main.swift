@@ -52,7 +52,7 @@ struct BenchOptions {
 }
 
 let usage = """
-  USAGE: retouch-bench [io] [render] [--runs N] [--input FILE.jpg ...] [--photos DIR]
+  USAGE: retouch-bench [io] [render] [library] [--runs N] [--input FILE.jpg ...] [--photos DIR]
                        [--peers] [--peers-only REGEX]
 
   Suites:
@@ -67,6 +67,8 @@ let usage = """
             takes a few minutes. --peers-only picks its commands (default:
             'OpenCV|pyvips.*chain|Pillow|djpeg \\| cjpeg'). As root, --peers runs the
             bench at nice -10 in a session of its own, as peers.sh runs its commands.
+    library  import of 1,000 small photos made from the samples (headers only, no
+            thumbnails), listing 10,000 assets by date, a batch commit of 100 edits.
   Build first: swift build -c release (the bench runs the release 'retouch' beside it).
   """
 
@@ -115,6 +117,7 @@ do {
     switch suite {
     case "io": try IOBench.run(options: options)
     case "render": try RenderBench.run(options: options)
+    case "library": try LibraryBench.run(options: options)
     default:
       FileHandle.standardError.write(Data("unknown suite \(suite)\n\(usage)\n".utf8))
       exit(64)

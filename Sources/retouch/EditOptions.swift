@@ -17,9 +17,9 @@ enum EditOptions {
     .init(name: "flip", value: nil, help: "Mirror left–right (before turning)."),
   ]
 
-  /// The edit described by the options, validated.
-  static func config(from arguments: ParsedArguments) throws(CLIError) -> EditConfig {
-    var config = EditConfig.neutral
+  /// The edit described by the options on top of `base` (a reopened edit), validated.
+  static func config(from arguments: ParsedArguments, base: EditConfig = .neutral) throws(CLIError) -> EditConfig {
+    var config = base
     if let path = arguments.value("config") {
       let url = URL(fileURLWithPath: path)
       guard let data = try? Data(contentsOf: url) else {

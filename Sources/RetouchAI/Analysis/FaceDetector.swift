@@ -167,7 +167,8 @@ public struct FaceDetector: Sendable {
           let (r8, g8, b8) = reader.rgb(x: x, y: y)
           let (r, g, b) = lab.linear(r8, g8, b8)
           lumSum += Double(wr * r + wg * g + wb * b)
-          let (l, a, bb) = lab.lab(linear: r, g, b)
+          let v = lab.lab(linear: r, g, b)
+          let (l, a, bb) = (v.x, v.y, v.z)
           let L = Double(l), A = Double(a), B = Double(bb)
           allSum.0 += L
           allSum.1 += A

@@ -117,38 +117,6 @@ package struct GreyPlane: Sendable, Hashable {
   }
 }
 
-/// Colour conversions for the analysis: encoded RGB → linear → CIE XYZ → CIELAB (D65 white).
-package struct LabConverter: Sendable {
-  private let matrix: [Float]
-  private let decode: [Float]
-
-  package init(colorSpace: ColorSpace) {
-    matrix = colorSpace.toXYZ.map(Float.init)
-    decode = SRGBTables.decode8
-  }
-
-  /// Linear RGB (0...1) of an 8-bit encoded pixel.
-  @inline(__always)
-  package func linear(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> (Float, Float, Float) {
-    (decode[Int(r)], decode[Int(g)], decode[Int(b)])
-  }
-
-  /// CIELAB (L* 0...100, a*, b*) of linear RGB in the converter's colour space, D65 white.
-  package func lab(linear r: Float, _ g: Float, _ b: Float) -> (Float, Float, Float) {
-    let m = matrix
-    let x = (m[0] * r + m[1] * g + m[2] * b) / 0.95047
-    let y = m[3] * r + m[4] * g + m[5] * b
-    let z = (m[6] * r + m[7] * g + m[8] * b) / 1.08883
-    let fx = Self.f(x), fy = Self.f(y), fz = Self.f(z)
-    return (116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz))
-  }
-
-  @inline(__always)
-  private static func f(_ t: Float) -> Float {
-    t > 216.0 / 24389.0 ? cbrtf(t) : (24389.0 / 27.0 * t + 16) / 116
-  }
-}
-
 /// Reads 8-bit RGB components of any ``Image`` format (16-bit is reduced to its high byte).
 package struct PixelReader {
   private let bytes: UnsafeRawBufferPointer

@@ -3,26 +3,34 @@
 import Foundation
 import RetouchCore
 
-/// Display-encoded RGB of a working space ↔ CIELAB (D65 white), in `Float`, for style matching.
+/// Display-encoded RGB of a working space ↔ CIELAB (D65 white), in `Float`, for the analysis
+/// (skin colour) and style matching.
 ///
 /// RGB → linear (the sRGB curve, which both working spaces use) → XYZ through
 /// `ColorSpace.toXYZ` → L*a*b* (CIE 15:2004, white D65 = (0.95047, 1, 1.08883)). The way back
 /// inverts each step; out-of-gamut results are left for the caller to clamp.
-struct LabConverter: Sendable {
+package struct LabConverter: Sendable {
   let toXYZ: [Float]
   let fromXYZ: [Float]
+  private let decode8 = SRGBTables.decode8
   static let white: SIMD3<Float> = [0.95047, 1, 1.08883]
 
-  init(colorSpace: ColorSpace) {
+  package init(colorSpace: ColorSpace) {
     let m = colorSpace.toXYZ
     toXYZ = m.map(Float.init)
     let inverse = ColorMatrix(m).inverse ?? .identity
     fromXYZ = inverse.elements.map(Float.init)
   }
 
+  /// Linear RGB (0...1) of an 8-bit encoded pixel.
+  @inline(__always)
+  package func linear(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> (Float, Float, Float) {
+    (decode8[Int(r)], decode8[Int(g)], decode8[Int(b)])
+  }
+
   /// L* (0...100), a*, b* of linear RGB.
   @inline(__always)
-  func lab(linear r: Float, _ g: Float, _ b: Float) -> SIMD3<Float> {
+  package func lab(linear r: Float, _ g: Float, _ b: Float) -> SIMD3<Float> {
     let m = toXYZ
     let x = (m[0] * r + m[1] * g + m[2] * b) / Self.white.x
     let y = m[3] * r + m[4] * g + m[5] * b
