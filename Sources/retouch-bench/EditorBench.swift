@@ -24,6 +24,7 @@ enum EditorBench {
     // bare shrink-on-load decode it starts with.
     let prepareName = "prepare → first preview"
     let decodeName = "shrink-on-load decode alone (DCT 5/8)"
+    let previewName = "FileEditSource.loadPreview (decode + resize)"
     let fileData = try Data(contentsOf: url)
     var shrink = DecodeOptions()
     shrink.minimumLongEdge = 2048
@@ -40,6 +41,16 @@ enum EditorBench {
         },
         BenchCase(name: decodeName, owner: "Retouch") {
           _ = try ImageDecoder(options: shrink).decode(fileData)
+          return (nil, nil)
+        },
+        BenchCase(name: previewName, owner: "Retouch") {
+          _ = try blocking { () async throws(EditingError) in
+            do throws(ImageDecodingError) {
+              return try await FileEditSource(url: url).loadPreview(maxDimension: 2048)
+            } catch {
+              throw EditingError(.unreadablePhoto, detail: error.description)
+            }
+          }
           return (nil, nil)
         },
       ], runs: options.runs)
