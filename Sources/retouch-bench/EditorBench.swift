@@ -16,6 +16,7 @@ enum EditorBench {
     let size = try ImageDecoder().readMetadata(try Data(contentsOf: url)).metadata.pixelSize
     print("\n# editor: \(url.lastPathComponent), \(size.map(\.description) ?? "?"), previews 2048 px")
     print("typical edit (as the render suite): \(RenderBench.describe(RenderBench.typical))")
+    print("cpu: \(RenderBench.cpuModel()); load average at start: \(RenderBench.loadAverage())")
     let typical = EditConfig(properties: RenderBench.typical)
     let runs = max(30, options.runs * 5)
 
@@ -145,6 +146,7 @@ enum EditorBench {
         m(interactive, sliderName) / m(interactive, bareName), m(prepare, prepareName) / m(prepare, decodeName)))
     printTable("Export at full resolution, typical edit", export, reference: applyName)
     print(String(format: "export / retouch apply: %.2f× (goal ≤ 1.1×)", m(export, exportName) / m(export, applyName)))
+    print("\nload average at end: \(RenderBench.loadAverage())")
   }
 
   /// Waits for the session's preview to catch up.
