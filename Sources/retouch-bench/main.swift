@@ -52,7 +52,7 @@ struct BenchOptions {
 }
 
 let usage = """
-  USAGE: retouch-bench [io] [render] [library] [--runs N] [--input FILE.jpg ...] [--photos DIR]
+  USAGE: retouch-bench [io] [render] [editor] [library] [--runs N] [--input FILE.jpg ...] [--photos DIR]
                        [--peers] [--peers-only REGEX]
 
   Suites:
@@ -67,6 +67,9 @@ let usage = """
             takes a few minutes. --peers-only picks its commands (default:
             'OpenCV|pyvips.*chain|Pillow|djpeg \\| cjpeg'). As root, --peers runs the
             bench at nice -10 in a session of its own, as peers.sh runs its commands.
+    editor  an editing session on the 12 MP photo: prepare to the first 2048-px
+            preview, a committed slider change to its new preview, undo/redo, and the
+            full-resolution export against 'retouch apply' with the same edit.
     library  import of 1,000 small photos made from the samples (headers only, no
             thumbnails), listing 10,000 assets by date, a batch commit of 100 edits.
   Build first: swift build -c release (the bench runs the release 'retouch' beside it).
@@ -117,6 +120,7 @@ do {
     switch suite {
     case "io": try IOBench.run(options: options)
     case "render": try RenderBench.run(options: options)
+    case "editor": try EditorBench.run(options: options)
     case "library": try LibraryBench.run(options: options)
     default:
       FileHandle.standardError.write(Data("unknown suite \(suite)\n\(usage)\n".utf8))

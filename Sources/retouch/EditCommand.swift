@@ -4,7 +4,6 @@ import Foundation
 import RetouchEditor
 import RetouchIO
 import RetouchRender
-import Synchronization
 
 /// `retouch edit IN --with EDITOR [changes] -o OUT --adjustments OUT.json`: edits a photo with
 /// one of the built-in content editors and writes the rendered JPEG plus the adjustment data
@@ -180,22 +179,10 @@ enum EditCommand: Subcommand {
 
   /// Runs async editor work from the synchronous command and waits for it.
   static func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws(EditingError) -> T) throws(CLIError) -> T {
-    let box = Mutex<Result<T, EditingError>?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    Task.detached {
-      do throws(EditingError) {
-        let value = try await work()
-        box.withLock { $0 = .success(value) }
-      } catch {
-        box.withLock { $0 = .failure(error) }
-      }
-      done.signal()
-    }
-    done.wait()
-    switch box.withLock({ $0 }) {
-    case .success(let value)?: return value
-    case .failure(let error)?: throw CLIError(error)
-    case nil: throw CLIError(code: .software, message: "the edit did not finish.")
+    do {
+      return try waitForAsync(work)
+    } catch {
+      throw CLIError(error)
     }
   }
 }

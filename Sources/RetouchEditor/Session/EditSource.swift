@@ -121,7 +121,8 @@ public struct FileEditSource: EditSource {
     var o = decodeOptions
     o.minimumLongEdge = maxDimension
     let decoded = try ImageDecoder(options: o).decode(bytes, source: name)
-    guard let full = await loadOriginalSize() else { return nil }
+    guard let stored = decoded.metadata.pixelSize else { return nil }
+    let full = decoded.metadata.orientation.displaySize(forStored: stored)
     return decoded.image.resized(to: full.fitting(longEdge: maxDimension))
   }
 
