@@ -343,7 +343,8 @@ public final class EditController: Sendable {
   }
 
   /// Waits until the suggestions are done or unavailable and returns that state (`.pending` at
-  /// once when ``processAI()`` was not called).
+  /// once when ``processAI()`` was not called). A failed `prepare` or ``destroy()`` makes them
+  /// unavailable, so this never waits on a session that will not load.
   public func settledSuggestions() async -> SuggestionState {
     let now = suggestionState
     if now.isFinished || !state.withLock({ $0.aiRequested }) { return now }
