@@ -97,7 +97,9 @@ let package = Package(
     // files are compiled into the module (see WebAssets.swift for why).
     .target(
       name: "RetouchWeb",
-      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor", "CMicroHTTPD"],
+      dependencies: [
+        "RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor", "RetouchLibrary", "CMicroHTTPD",
+      ],
       resources: webAssets.map { .embedInCode("Assets/\($0)") }),
 
     // MARK: Executables
@@ -148,7 +150,9 @@ let package = Package(
       ]),
     .testTarget(
       name: "RetouchWebTests",
-      dependencies: ["RetouchWeb", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport"]),
+      dependencies: [
+        "RetouchWeb", "RetouchLibrary", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport",
+      ]),
     .testTarget(
       name: "retouchCLITests",
       dependencies: ["retouch", "RetouchRender", "RetouchIO", "RetouchTestSupport"]),

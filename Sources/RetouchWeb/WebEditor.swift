@@ -7,7 +7,7 @@ import Synchronization
 /// end and the ``EditorAPI`` on top of a ``WebBackend``.
 ///
 /// ```swift
-/// let editor = WebEditor(backend: try InMemoryBackend(directory: folder))
+/// let editor = WebEditor(backend: LibraryBackend(library: try PhotoLibrary(at: folder)))
 /// try editor.start()
 /// print(editor.url)        // http://127.0.0.1:PORT/?token=…
 /// editor.stop()            // lets requests in flight finish

@@ -2,6 +2,8 @@
 
 import Dispatch
 import Foundation
+import RetouchEditor
+import RetouchLibrary
 import RetouchWeb
 
 #if canImport(Glibc)
@@ -17,7 +19,7 @@ enum ServeCommand: Subcommand {
     abstract: "Edit photos in the browser: a local web editor on this machine only.",
     usage: "[--library DIR] [--port N] [--open] [--host ADDR]",
     options: [
-      .init(name: "library", value: "DIR", help: "The folder of photos to edit (default: your Retouch library)."),
+      .init(name: "library", value: "DIR", help: "The Retouch library to edit (default: your own library)."),
       .init(name: "port", value: "N", help: "The port to listen on (default 0: any free port)."),
       .init(name: "open", value: nil, help: "Open the editor in the default browser."),
       .init(name: "host", value: "ADDR", help: "Listen on this IPv4 address instead of 127.0.0.1 (not recommended)."),
@@ -27,7 +29,8 @@ enum ServeCommand: Subcommand {
       Prints the address to open; it carries a one-time access token, and nothing without it is \
       served. Ctrl-C stops the editor after the requests in progress finish.
       Without --library, the library is $RETOUCH_LIBRARY, or $XDG_DATA_HOME/retouch/Library \
-      (~/.local/share/retouch/Library), created on first use.
+      (~/.local/share/retouch/Library), created on first use with the sample photos in it. \
+      --library DIR opens (or creates, empty) the library in DIR.
       """)
 
   static func run(_ arguments: ParsedArguments) throws(CLIError) -> Int32 {
@@ -41,25 +44,24 @@ enum ServeCommand: Subcommand {
             + "(they still need the token).")
       }
     }
-    let library = try libraryFolder(arguments.value("library"))
-    let backend: InMemoryBackend
-    do {
-      backend = try InMemoryBackend(directory: library)
-    } catch {
-      throw CLIError(code: .cantCreate, message: error.description)
-    }
+    let (folder, isNew) = try libraryFolder(arguments.value("library"))
+    let library = try LibraryCommand.open(folder)
+    if isNew && arguments.value("library") == nil { seed(library) }
+    let backend = LibraryBackend(library: library)
     let editor = WebEditor(backend: backend, configuration: configuration)
     do {
       try editor.start()
     } catch {
       throw CLIError(code: .software, message: error.description)
     }
-    Terminal.out("Retouch web editor for \(library.path)")
+    Terminal.out("Retouch web editor for the library in \(folder.path)")
     Terminal.out("Open \(editor.url.absoluteString)")
     Terminal.out("Press Ctrl-C to stop.")
     if arguments.flag("open") { openBrowser(editor.url) }
 
-    // Ctrl-C / SIGTERM: stop accepting, let requests in flight finish, then return.
+    // Ctrl-C / SIGTERM: stop accepting, let requests in flight finish (a save commits whole or
+    // not at all), end the editing sessions, then return; the library closes with its last
+    // reference.
     let stopped = DispatchSemaphore(value: 0)
     let queue = DispatchQueue(label: "retouch.serve.signals")
     var sources: [any DispatchSourceSignal] = []
@@ -73,12 +75,14 @@ enum ServeCommand: Subcommand {
     stopped.wait()
     Terminal.error("retouch serve: stopping…")
     editor.stop(graceSeconds: 10)
+    waitForAsync { await backend.closeAllSessions() }
     sources.forEach { $0.cancel() }
     return 0
   }
 
-  /// The library folder: the one given, or the default one (created when missing).
-  static func libraryFolder(_ given: String?) throws(CLIError) -> URL {
+  /// The library folder: the one given, or the default one; and whether it is new (the library
+  /// creates it).
+  static func libraryFolder(_ given: String?) throws(CLIError) -> (URL, isNew: Bool) {
     let env = ProcessInfo.processInfo.environment
     let folder: URL
     if let given {
@@ -95,14 +99,43 @@ enum ServeCommand: Subcommand {
       guard isDirectory.boolValue else {
         throw CLIError(code: .cantCreate, message: "\(folder.path): not a folder.")
       }
-      return folder
+      let empty = (try? FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty) ?? false
+      return (folder, empty)
+    }
+    return (folder, true)
+  }
+
+  /// Imports the sample photos into a new default library, so a first run has something to
+  /// edit. The samples are looked up at run time (embedding 1.8 MB with SwiftPM's embedInCode
+  /// makes the compiler chew on a byte-array literal for minutes): $RETOUCH_SAMPLES, else a
+  /// `Samples` folder with its CREDITS.md beside the executable or up to five folders above it
+  /// (a checkout's build folder), else `../share/retouch/Samples` of an installed binary.
+  static func seed(_ library: PhotoLibrary) {
+    guard let samples = samplesFolder() else {
+      Terminal.error("retouch serve: the sample photos were not found; the new library starts empty.")
+      return
     }
     do {
-      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      let result = try library.importPhotos(from: [samples])
+      Terminal.out("Added \(result.imported.count) sample photos from \(samples.path) to the new library.")
     } catch {
-      throw CLIError(code: .cantCreate, message: "\(folder.path): cannot create the library: \(error.localizedDescription)")
+      Terminal.error("retouch serve: could not add the sample photos: \(error.description)")
     }
-    return folder
+  }
+
+  static func samplesFolder() -> URL? {
+    let fm = FileManager.default
+    if let custom = ProcessInfo.processInfo.environment["RETOUCH_SAMPLES"], !custom.isEmpty {
+      return URL(fileURLWithPath: custom, isDirectory: true)
+    }
+    guard let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() else { return nil }
+    var folder = executable.deletingLastPathComponent()
+    var candidates = [folder.appendingPathComponent("../share/retouch/Samples").standardizedFileURL]
+    for _ in 0..<6 {
+      candidates.insert(folder.appendingPathComponent("Samples"), at: candidates.count - 1)
+      folder = folder.deletingLastPathComponent()
+    }
+    return candidates.first { fm.fileExists(atPath: $0.appendingPathComponent("CREDITS.md").path) }
   }
 
   private static func openBrowser(_ url: URL) {

@@ -3,6 +3,7 @@
 import Foundation
 import RetouchCore
 import RetouchIO
+import RetouchLibrary
 import Testing
 
 @testable import RetouchWeb
@@ -21,10 +22,13 @@ final class SecurityTests {
   init() throws {
     folder = FileManager.default.temporaryDirectory.appendingPathComponent("retouch-web-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    try Self.smallJPEG().write(to: folder.appendingPathComponent("grey.jpg"))
+    let photo = folder.appendingPathComponent("grey.jpg")
+    try Self.smallJPEG().write(to: photo)
+    let library = try PhotoLibrary(at: folder.appendingPathComponent("Library"))
+    #expect(try library.importPhotos(from: [photo]).imported.count == 1)
     var configuration = WebEditor.Configuration()
     configuration.maxUploadBytes = Self.uploadLimit
-    editor = WebEditor(backend: try InMemoryBackend(directory: folder), configuration: configuration)
+    editor = WebEditor(backend: LibraryBackend(library: library), configuration: configuration)
     try editor.start()
     http = RawHTTP(port: editor.port)
     token = editor.token
@@ -35,10 +39,10 @@ final class SecurityTests {
     try? FileManager.default.removeItem(at: folder)
   }
 
-  /// A 48×32 JPEG made here.
-  static func smallJPEG() throws -> Data {
+  /// A 48×32 JPEG made here; another `blue` gives other bytes (the library takes a content once).
+  static func smallJPEG(blue: Int = 128) throws -> Data {
     var image = Image(width: 48, height: 32, format: .rgb8)
-    for y in 0..<32 { for x in 0..<48 { image.setPixel(x: x, y: y, [x * 5, y * 7, 128]) } }
+    for y in 0..<32 { for x in 0..<48 { image.setPixel(x: x, y: y, [x * 5, y * 7, blue]) } }
     return try ImageEncoder().encode(image, as: .jpeg)
   }
 
@@ -144,15 +148,20 @@ final class SecurityTests {
     #expect(answer.status == 415)
     #expect(answer.text.contains("not a JPEG, PNG or HEIC"))
     // A real image goes in, whatever its name says.
-    let good = try http.send("POST", "/api/assets?name=notes.txt", headers: auth, body: try Self.smallJPEG())
+    let good = try http.send("POST", "/api/assets?name=notes.txt", headers: auth, body: try Self.smallJPEG(blue: 40))
     #expect(good.status == 201)
     #expect(good.text.contains("notes.jpg"))
   }
 
   @Test func truncatedImageUploadIsRefused() throws {
-    let header = try Self.smallJPEG().prefix(20)
-    let answer = try http.send("POST", "/api/assets?name=cut.jpg", headers: auth, body: header)
-    #expect([415, 422].contains(answer.status))
+    // The header is whole (the library's header-only import alone would take it); the pixels
+    // are not.
+    let jpeg = try Self.smallJPEG(blue: 200)
+    let answer = try http.send("POST", "/api/assets?name=cut.jpg", headers: auth, body: jpeg.prefix(jpeg.count - 60))
+    #expect(answer.status == 422)
+    let listing = try http.send("GET", "/api/assets", headers: auth)
+    #expect(!listing.text.contains("cut.jpg"))
+    #expect(try http.send("POST", "/api/assets?name=whole.jpg", headers: auth, body: jpeg).status == 201)
   }
 
   @Test(arguments: ["{not json", "[1, 2]", "\"text\"", "{\"assetId\": 5}", "{}"])

@@ -7,8 +7,8 @@ import RetouchRender
 /// What the web editor's REST API needs from a photo library and its editing sessions.
 ///
 /// The routes (``EditorAPI``) only translate HTTP to these calls, so a backend decides how photos
-/// are stored and edited: ``InMemoryBackend`` works on a plain folder; a backend on
-/// `PhotoLibrary` + `EditController` plugs in the same way. Every call may run concurrently with
+/// are stored and edited (``LibraryBackend``: a `PhotoLibrary` and one `EditController` per
+/// opened photo; tests or another store can plug in the same way). Every call may run concurrently with
 /// any other; implementations keep their state consistent (an actor is the natural shape) and do
 /// heavy work (decoding, rendering, encoding) without blocking unrelated calls.
 ///
