@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Installs the Debian packages Retouch needs to build and test. Idempotent: quiet when all is
-# there, otherwise says what it installs. Usage: scripts/setup.sh
+# Installs the Debian packages Retouch needs to build and test, then what the web editor's
+# browser tests need (scripts/webtest-setup.sh). Idempotent: quiet when all is there, otherwise
+# says what it installs. Usage: scripts/setup.sh
 set -euo pipefail
 
 packages=(
@@ -25,18 +26,22 @@ if ! command -v swift >/dev/null; then
   exit 1
 fi
 
-if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
+install_missing() {
+  [ ${#missing[@]} -gt 0 ] || return 0
+  echo "setup: installing ${missing[*]}" >&2
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  for attempt in 1 2 3 4 5 6; do
+    if $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+        --no-install-recommends "${missing[@]}" >/dev/null; then
+      return 0
+    fi
+    echo "setup: apt-get failed (attempt $attempt); retrying in 10 s" >&2
+    sleep 10
+  done
+  echo "setup: could not install ${missing[*]}" >&2
+  exit 1
+}
 
-echo "setup: installing ${missing[*]}" >&2
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-for attempt in 1 2 3 4 5 6; do
-  if $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
-      --no-install-recommends "${missing[@]}" >/dev/null; then
-    exit 0
-  fi
-  echo "setup: apt-get failed (attempt $attempt); retrying in 10 s" >&2
-  sleep 10
-done
-echo "setup: could not install ${missing[*]}" >&2
-exit 1
+install_missing
+"$(dirname "$0")/webtest-setup.sh"

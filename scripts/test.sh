@@ -7,3 +7,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 swift test -c release --scratch-path .build/test -Xswiftc -enable-testing "$@"
+RETOUCH_BIN="$(swift build -c release --scratch-path .build/test --show-bin-path)/retouch" scripts/webtest.sh

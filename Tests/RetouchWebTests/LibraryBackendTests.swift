@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchCore
+import RetouchEditor
+import RetouchIO
+import RetouchLibrary
+import RetouchRender
+import Testing
+
+@testable import RetouchWeb
+
+/// The web editor's backend on a real library: what a save, a revert and a reopen leave in it.
+@Suite
+final class LibraryBackendTests {
+  let folder: URL
+  let library: PhotoLibrary
+  let backend: LibraryBackend
+  let assetID: String
+
+  init() throws {
+    folder = FileManager.default.temporaryDirectory.appendingPathComponent("retouch-backend-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    var image = Image(width: 96, height: 64, format: .rgb8)
+    for y in 0..<64 { for x in 0..<96 { image.setPixel(x: x, y: y, [x * 2, y * 3, 90]) } }
+    let photo = folder.appendingPathComponent("ramp.jpg")
+    try ImageEncoder().encode(image, as: .jpeg).write(to: photo)
+    library = try PhotoLibrary(at: folder.appendingPathComponent("Library"))
+    let imported = try library.importPhotos(from: [photo]).imported
+    assetID = String(try #require(imported.first).id.rawValue)
+    backend = LibraryBackend(library: library)
+  }
+
+  deinit { try? FileManager.default.removeItem(at: folder) }
+
+  var id: AssetID { AssetID(Int64(assetID) ?? -1) }
+
+  func commit(_ change: EditConfig, in session: String) async throws -> SessionState {
+    try await backend.preview(session: session, change: change, commit: true, view: .edited).state
+  }
+
+  @Test func saveCommitsTheEditAndReopeningResumesIt() async throws {
+    let opened = try await backend.openSession(assetID: assetID)
+    #expect(opened.width == 96 && opened.height == 64)
+    let state = try await commit(EditConfig(properties: [.exposure: 0.5]), in: opened.sessionID)
+    #expect(state.revision > opened.revision)
+    #expect(state.hasUnsavedChanges)
+    let saved = try await backend.save(session: opened.sessionID, overwrite: false)
+    #expect(!saved.hasUnsavedChanges)
+    #expect(try library.asset(id).isEdited)
+    #expect(try library.currentRevision(of: id)?.editConfig?.value(of: .exposure) == 0.5)
+    #expect(try await backend.assets(includeDeleted: false).first?.isEdited == true)
+    try await backend.closeSession(opened.sessionID)
+
+    let reopened = try await backend.openSession(assetID: assetID)
+    #expect(reopened.config.value(of: .exposure) == 0.5)
+    #expect(!reopened.canUndo && !reopened.hasUnsavedChanges)
+    #expect(try await backend.editSessions().first?.settings["exposure"] == 0.5)
+  }
+
+  @Test func revertBringsBackTheOriginalAsAnUndoStep() async throws {
+    let session = try await backend.openSession(assetID: assetID).sessionID
+    _ = try await commit(EditConfig(properties: [.contrast: 0.3]), in: session)
+    _ = try await backend.save(session: session, overwrite: false)
+    let reverted = try await backend.revert(session: session)
+    #expect(!reverted.config.hasEdits)
+    #expect(reverted.canUndo)
+    #expect(!reverted.hasUnsavedChanges)
+    #expect(try !library.asset(id).isEdited)
+    #expect(try library.history(of: id).first?.kind == .revertToOriginal)
+  }
+
+  @Test func aCropChangeSetsTheCropOutright() async throws {
+    let session = try await backend.openSession(assetID: assetID).sessionID
+    let square = NormalizedRect(x: 0.1, y: 0.1, width: 0.5, height: 0.75)
+    let cropped = try await commit(
+      EditConfig(crop: square, aspectRatio: .square, actionType: .crop), in: session)
+    #expect(cropped.config.crop == square)
+    let back = try await commit(EditConfig(crop: .full, aspectRatio: .free, actionType: .crop), in: session)
+    #expect(back.config.crop == .full)
+    #expect(back.config.aspectRatio == .free)
+  }
+
+  @Test func exportAndPreviewsAreJPEGsOfTheEdit() async throws {
+    let session = try await backend.openSession(assetID: assetID).sessionID
+    let change = EditConfig(properties: [.exposure: 1])
+    let dragged = try await backend.preview(session: session, change: change, commit: false, view: .edited)
+    #expect(dragged.state.revision == 0)
+    let original = try await backend.currentPreview(session: session, view: .original)
+    let brighter = try ImageDecoder().decode(dragged.jpeg, source: "preview").image
+    let plain = try ImageDecoder().decode(original, source: "original").image
+    #expect(mean(brighter) > mean(plain) + 20)
+    _ = try await commit(change, in: session)
+    let file = try await backend.export(session: session, format: .jpeg, quality: 80)
+    #expect(file.fileName == "ramp-edited.jpg")
+    let exported = try ImageDecoder().decode(file.data, source: "export").image
+    #expect(exported.width == 96)
+    #expect(mean(exported) > mean(plain) + 20)
+  }
+
+  @Test func uploadsAreSniffedDecodedAndImported() async throws {
+    await #expect(throws: WebError.self) {
+      _ = try await self.backend.importAsset(fileName: "x.jpg", data: Data("not a photo".utf8))
+    }
+    var image = Image(width: 40, height: 30, format: .rgb8)
+    for y in 0..<30 { for x in 0..<40 { image.setPixel(x: x, y: y, [x * 6, 200, y * 8]) } }
+    let png = try ImageEncoder().encode(image, as: .png)
+    let added = try await backend.importAsset(fileName: "../odd name.jpg", data: png)
+    #expect(added.name == "odd name.png")
+    #expect(added.format == "png")
+    #expect(try await backend.assets(includeDeleted: false).first?.id == added.id)
+    try await backend.deleteAsset(id: added.id)
+    #expect(try await backend.assets(includeDeleted: false).count == 1)
+    try await backend.restoreAsset(id: added.id)
+    #expect(try await backend.assets(includeDeleted: false).count == 2)
+  }
+
+  /// Mean 8-bit sample value.
+  func mean(_ image: Image) -> Double {
+    var total = 0
+    for y in 0..<image.height { for x in 0..<image.width { total += image.pixel(x: x, y: y).prefix(3).reduce(0, +) } }
+    return Double(total) / Double(image.width * image.height * 3)
+  }
+}
