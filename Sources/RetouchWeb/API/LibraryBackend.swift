@@ -313,7 +313,8 @@ public actor LibraryBackend: WebBackend {
       guard var after = sessions[session] else {
         throw WebError(.notFound, source: session, detail: "the session was closed.")
       }
-      (after.source, after.scale, after.lookBase) = reopened
+      (after.source, after.scale, after.lookBase) = (reopened.source, reopened.scale, reopened.lookBase)
+      after.editedJPEG = nil
       after.onRender = false
       after.originalJPEG = nil
       sessions[session] = after
@@ -530,25 +531,34 @@ public actor LibraryBackend: WebBackend {
     let controller = EditController(previewMaxDimension: options.previewLongEdge)
     controller.suggestionOptions = SuggestionOptions(
       offerOriginal: true, thumbnailMaxDimension: options.lookThumbnailLongEdge)
-    let (source, scale, lookBase) = try await prepare(
+    let prepared = try await prepare(
       controller, on: photo, config: config, name: asset.originalFilename, options: options)
-    let start = controller.currentConfig
     var session = Session(
-      assetID: id, name: asset.originalFilename, input: input, controller: controller, source: source, scale: scale,
-      lookBase: lookBase, onRender: onRender, saved: start, assetRevision: newest)
-    if let first = controller.preview, first.config == start {
-      session.editedJPEG = (0, try jpeg(first.image, quality: options.previewQuality))
-    }
+      assetID: id, name: asset.originalFilename, input: input, controller: controller, source: prepared.source,
+      scale: prepared.scale, lookBase: prepared.lookBase, onRender: onRender, saved: controller.currentConfig,
+      assetRevision: newest)
+    session.editedJPEG = prepared.firstJPEG.map { (0, $0) }
     return session
   }
 
-  /// Prepares `controller` on `photo` and returns its preview source, scale and looks base.
+  /// What ``prepare(_:on:config:name:options:)`` gives a session.
+  struct Prepared {
+    /// The upright unedited photo at preview size, and its size over the original's.
+    let source: Image
+    let scale: Double
+    let lookBase: Image
+    /// The first preview of the starting edit, as JPEG.
+    let firstJPEG: Data?
+  }
+
+  /// Prepares `controller` on `photo` (previews by ``ScaledPreviewSource``) and encodes its
+  /// first preview.
   nonisolated static func prepare(
     _ controller: EditController, on photo: ContentEditingInput.Photo, config: EditConfig, name: String,
     options: Options
-  ) async throws(WebError) -> (Image, Double, Image) {
+  ) async throws(WebError) -> Prepared {
     do {
-      try await controller.prepare(source: photo.editSource, initialConfig: config)
+      try await controller.prepare(source: ScaledPreviewSource(photo.editSource), initialConfig: config)
     } catch {
       controller.destroy()
       throw WebError(.unprocessable, source: name, detail: error.description)
@@ -556,8 +566,13 @@ public actor LibraryBackend: WebBackend {
     guard let source = controller.originalPreview else {
       throw WebError(.internalError, source: name, detail: "the editing session has no preview.")
     }
-    let scale = Double(source.size.longEdge) / Double(max(1, controller.originalSize.longEdge))
-    return (source, scale, source.resized(toFitLongEdge: options.lookThumbnailLongEdge))
+    var first: Data?
+    if let preview = controller.preview, preview.config == controller.currentConfig {
+      first = try jpeg(preview.image, quality: options.previewQuality)
+    }
+    return Prepared(
+      source: source, scale: Double(source.size.longEdge) / Double(max(1, controller.originalSize.longEdge)),
+      lookBase: source.resized(toFitLongEdge: options.lookThumbnailLongEdge), firstJPEG: first)
   }
 
   nonisolated static func render(_ image: Image, _ config: EditConfig, scale: Double, quality: Int) async throws(WebError)
