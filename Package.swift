@@ -97,6 +97,9 @@ let package = Package(
       dependencies: ["RetouchIO", "RetouchCore", "RetouchTestSupport", "CRetouchShims"],
       resources: [.copy("Fixtures")]),
     .testTarget(
+      name: "RetouchAITests",
+      dependencies: ["RetouchAI", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport"]),
+    .testTarget(
       name: "RetouchEditorTests",
       dependencies: ["RetouchEditor", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport"]),
     .testTarget(

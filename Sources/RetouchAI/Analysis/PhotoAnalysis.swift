@@ -60,8 +60,9 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   public var highlightClipping: Double
   /// Mean linear luminance of the subject region (faces first, then the salient region).
   public var subjectLuminance: Double
-  /// Scene brightness from EXIF (EV100 of the exposure that was used; low = dark scene), nil
-  /// without EXIF exposure facts.
+  /// Scene brightness from EXIF: EV100 of the exposure that was used, `log2(N²/t) − log2(ISO/100)`
+  /// (ISO 100 assumed when only the ISO is missing; else APEX Bv + 5). Low = dark scene
+  /// (daylight ≈ 14–15, a lit room ≈ 6–8, a night street ≈ 3–7); nil without EXIF exposure facts.
   public var sceneEV100: Double?
   /// True when the photo is dark because the scene was (night street, lamp-lit room): EXIF says a
   /// dark scene and lights are present; a dark photo of a bright scene is false.
@@ -69,11 +70,15 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// The exposure change, in EV, that brings the subject to a normal brightness (positive =
   /// brighten). Already moderated for photos that are dark on purpose.
   public var suggestedEV: Double
+  /// Mean Rec. 601 luma of the encoded (display) values, 0...1: the brightness grain is judged
+  /// against (``NoiseAnalysis/relativeSigma``), as the evaluation harness does.
+  public var meanLuma: Double
 
   public init(
     meanLuminance: Double, keyLuminance: Double, lightnessPercentiles: [Double],
     lightnessDeviation: Double, shadowClipping: Double, highlightClipping: Double,
-    subjectLuminance: Double, sceneEV100: Double?, isDarkOnPurpose: Bool, suggestedEV: Double
+    subjectLuminance: Double, sceneEV100: Double?, isDarkOnPurpose: Bool, suggestedEV: Double,
+    meanLuma: Double = 0
   ) {
     self.meanLuminance = meanLuminance
     self.keyLuminance = keyLuminance
@@ -85,6 +90,7 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
     self.sceneEV100 = sceneEV100
     self.isDarkOnPurpose = isDarkOnPurpose
     self.suggestedEV = suggestedEV
+    self.meanLuma = meanLuma
   }
 }
 
