@@ -249,6 +249,20 @@ struct GrainAndSoftnessTests {
     #expect(b.relativeSigma > a.relativeSigma * 2)
   }
 
+  /// A Gaussian blur of σ = 2 px at 768 px (the harness's strong blur) reads soft; the sharp
+  /// originals do not.
+  @Test(arguments: ["d08", "g47"])
+  func blurredCopyIsSoft(id: String) throws {
+    let original = try AnalysisFixtures.decode(id).image
+    let blurred = AnalysisFixtures.blurred(original, sigma: 2)
+    let a = analyzer.analyze(original, metadata: nil, measureNoise: false).sharpness
+    let b = analyzer.analyze(blurred, metadata: nil, measureNoise: false).sharpness
+    #expect(!a.isSoft, "original fall-off \(a.subjectFalloff)")
+    #expect(b.isSoft, "blurred fall-off \(b.subjectFalloff)")
+    #expect(b.subjectSharpness < a.subjectSharpness - 1)
+    #expect(b.subjectFalloff < a.subjectFalloff - 0.5)
+  }
+
   /// topSuggestion-style analysis skips grain.
   @Test func grainIsOptional() throws {
     let original = try AnalysisFixtures.decode("g47").image
@@ -287,6 +301,7 @@ struct AnalysisDeterminismTests {
     let a = PhotoAnalyzer().analyze(decoded.image, metadata: decoded.metadata, measureNoise: false)
     #expect(abs(a.exposure.suggestedEV) < 0.3)
     #expect(abs(a.color.warmth) < 0.2 && abs(a.color.greenTint) < 0.2)
+    #expect(a.color.confidence > 0.6)
     #expect(!a.exposure.isDarkOnPurpose)
     #expect(!a.sharpness.isSoft)
   }

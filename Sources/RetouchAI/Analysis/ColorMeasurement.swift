@@ -11,7 +11,9 @@ import Foundation
 ///   `e_c = (mean |∇c|²)^(1/2)` over neighbouring trusted pixels. A large uniformly coloured
 ///   object adds only its outline here, which is what makes the pair robust to it.
 enum ColorMeasurement {
-  static func measure(_ stats: PixelStatistics, darkIntent: Double) -> ColorAnalysis {
+  static func measure(
+    _ stats: PixelStatistics, exposure: ExposureAnalysis, darkIntent: Double
+  ) -> ColorAnalysis {
     let n = Double(max(1, stats.pixelCount))
     let trustedShare = Double(stats.totals.trustedCount) / n
     let hueTotal = stats.totals.hueWeights.reduce(0, +)
@@ -46,7 +48,12 @@ enum ColorMeasurement {
     let dominant = hueShares.max() ?? 0
     let colourful = min(1, meanChroma / 40)
     let oneColour = 1 - 0.6 * ExposureMeasurement.smoothstep(0.45, 0.85, dominant) * colourful
-    let lightIsScene = 1 - 0.7 * darkIntent
+    // A warm estimate in a backlit photo with the light in frame (sunset, sun glare, lamps):
+    // bright highlights far above the median. The warmth there is the light being shown.
+    let p = exposure.lightnessPercentiles
+    let backlit = ExposureMeasurement.smoothstep(35, 50, p[6] - p[3])
+    let warmLight = ExposureMeasurement.smoothstep(0.4, 0.8, warmth)
+    let lightIsScene = (1 - 0.7 * darkIntent) * (1 - 0.7 * backlit * warmLight)
     let confidence = coverage * (0.4 + 0.6 * agreement) * oneColour * lightIsScene
     return ColorAnalysis(
       illuminant: illuminant, warmth: warmth, greenTint: greenTint,

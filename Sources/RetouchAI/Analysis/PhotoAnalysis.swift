@@ -197,17 +197,25 @@ public struct NoiseAnalysis: Sendable, Hashable, Codable {
 
 /// Softness.
 public struct SharpnessAnalysis: Sendable, Hashable, Codable {
-  /// log(var(Laplacian) / var(luma)) over the subject (higher = sharper).
+  /// log(var(Laplacian) / var(luma)) of the 8-bit luma over the subject at analysis size
+  /// (higher = sharper; depends on content, about −3…+1 for sharp photos).
   public var subjectSharpness: Double
   /// The same over the whole photo.
   public var globalSharpness: Double
   /// True when the photo (its subject) measures soft enough for Crisp to help.
   public var isSoft: Bool
+  /// ``subjectSharpness`` at the analysis size minus the same at half that size: how fast
+  /// detail falls off towards the finest scale. Hardly depends on content: about −1.4…−0.5 for
+  /// sharp photos, below −1.6 for soft ones (near 0 when grain dominates).
+  public var subjectFalloff: Double
 
-  public init(subjectSharpness: Double, globalSharpness: Double, isSoft: Bool) {
+  public init(
+    subjectSharpness: Double, globalSharpness: Double, isSoft: Bool, subjectFalloff: Double = 0
+  ) {
     self.subjectSharpness = subjectSharpness
     self.globalSharpness = globalSharpness
     self.isSoft = isSoft
+    self.subjectFalloff = subjectFalloff
   }
 }
 

@@ -59,7 +59,7 @@ public struct PhotoAnalyzer: Sendable {
     let stats = PixelStatistics(copy)
     let (exposure, darkIntent) = ExposureMeasurement.measure(
       .init(stats: stats, subject: subject, faces: faces, capture: capture))
-    let color = ColorMeasurement.measure(stats, darkIntent: darkIntent)
+    let color = ColorMeasurement.measure(stats, exposure: exposure, darkIntent: darkIntent)
     let sharpness = SharpnessMeasurement.measure(stats, subject: subject)
     var analysis = PhotoAnalysis(
       pixelSize: fullSize, exposure: exposure, color: color, faces: faces, subject: subject,
