@@ -43,8 +43,9 @@ enum AnalysisCopy {
     let kx = min(k, image.width), ky = min(k, image.height)
     var out = Image(uninitializedWidth: outW, height: outH, format: .rgb8, colorSpace: image.colorSpace)
     let srcWidth = image.width
-    // Rounded division of a block sum by the block's size (and by 257 for 16-bit).
-    let divisor = UInt64(kx * ky) * (sixteen ? 257 : 1)
+    // A block sum times this, plus ½, truncated: the rounded block mean in 8-bit code values
+    // (a multiply instead of three integer divisions per output pixel).
+    let scale = 1 / (Double(kx * ky) * (sixteen ? 257 : 1))
     image.withUnsafeBytes { src in
       // Images always hold at least one pixel, so both buffers have a base address.
       guard let srcBase = src.baseAddress else { return }
@@ -71,17 +72,17 @@ enum AnalysisCopy {
             }
             let row = d + oy * outW * 3
             for ox in 0..<outW {
-              var r: UInt64 = 0, g: UInt64 = 0, b: UInt64 = 0
+              var r: UInt32 = 0, g: UInt32 = 0, b: UInt32 = 0
               var p = ox * kx * n
               for _ in 0..<kx {
-                r &+= UInt64(acc[p])
-                g &+= UInt64(acc[p + 1])
-                b &+= UInt64(acc[p + 2])
+                r &+= acc[p]
+                g &+= acc[p + 1]
+                b &+= acc[p + 2]
                 p += n
               }
-              row[ox * 3] = UInt8(truncatingIfNeeded: (r + divisor / 2) / divisor)
-              row[ox * 3 + 1] = UInt8(truncatingIfNeeded: (g + divisor / 2) / divisor)
-              row[ox * 3 + 2] = UInt8(truncatingIfNeeded: (b + divisor / 2) / divisor)
+              row[ox * 3] = UInt8(truncatingIfNeeded: Int(Double(r) * scale + 0.5))
+              row[ox * 3 + 1] = UInt8(truncatingIfNeeded: Int(Double(g) * scale + 0.5))
+              row[ox * 3 + 2] = UInt8(truncatingIfNeeded: Int(Double(b) * scale + 0.5))
             }
           }
         }

@@ -18,7 +18,7 @@ enum ColorMeasurement {
     let trustedShare = Double(stats.totals.trustedCount) / n
     let hueTotal = stats.totals.hueWeights.reduce(0, +)
     let hueShares = hueTotal > 0 ? stats.totals.hueWeights.map { $0 / hueTotal } : [Double](repeating: 0, count: 8)
-    let meanChroma = stats.totals.chromaSum / n
+    let meanChroma = stats.totals.chromaSum / Double(max(1, stats.totals.chromaCount))
 
     guard stats.totals.trustedCount >= 64 else {
       return ColorAnalysis(

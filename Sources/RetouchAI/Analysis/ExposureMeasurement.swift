@@ -23,6 +23,11 @@ enum ExposureMeasurement {
   /// bright on purpose (snow, beach, high key), dark ones rarely.
   static let darkenDeadBand = 0.5
 
+  /// `log(Y + keyEpsilon)` at the centre of each luminance histogram bin.
+  static let logOfBin: [Float] = (0..<PixelStatistics.histogramBins).map {
+    Float(log(Double($0) / Double(PixelStatistics.histogramBins - 1) + keyEpsilon))
+  }
+
   struct Inputs {
     var stats: PixelStatistics
     var subject: SubjectAnalysis
@@ -43,7 +48,7 @@ enum ExposureMeasurement {
       let y = Double(i) / Double(bins - 1)
       let l = Double(lOfBin[i])
       sumY += c * y
-      sumLogY += c * log(y + keyEpsilon)
+      sumLogY += c * Double(logOfBin[i])
       sumL += c * l
       sumL2 += c * l * l
     }
@@ -170,17 +175,21 @@ enum ExposureMeasurement {
   static func regionMeans(_ stats: PixelStatistics, _ rect: NormalizedRect) -> (mean: Double, key: Double) {
     let r = pixelRect(rect, width: stats.width, height: stats.height)
     var sum = 0.0, sumLog = 0.0
+    let binScale = Float(PixelStatistics.histogramBins - 1)
+    let maxBin = PixelStatistics.histogramBins - 1
     stats.luminancePlane.withUnsafeBufferPointer { plane in
+     logOfBin.withUnsafeBufferPointer { logTable in
       for y in r.y0..<r.y1 {
-        var rowSum: Float = 0, rowLog = 0.0
+        var rowSum: Float = 0, rowLog: Float = 0
         for x in r.x0..<r.x1 {
           let v = plane[y * stats.width + x]
           rowSum += v
-          rowLog += log(Double(v) + keyEpsilon)
+          rowLog += logTable[min(maxBin, max(0, Int(v * binScale + 0.5)))]
         }
         sum += Double(rowSum)
-        sumLog += rowLog
+        sumLog += Double(rowLog)
       }
+     }
     }
     let count = Double(max(1, (r.x1 - r.x0) * (r.y1 - r.y0)))
     return (sum / count, exp(sumLog / count) - keyEpsilon)

@@ -118,12 +118,13 @@ enum NoiseMeasurement {
 
   /// Files one tile's Immerkær responses by gradient, and its mean luma, into `slot`.
   private static func measureTile(_ l: UnsafeMutablePointer<Float>, size t: Int, into slot: UnsafeMutablePointer<Double>) {
-    var sums = [Float](repeating: 0, count: gradientBins)
-    var counts = [Float](repeating: 0, count: gradientBins)
     var lumaSum: Float = 0
     for i in 0..<(t * t) { lumaSum += l[i] }
-    sums.withUnsafeMutableBufferPointer { s in
-      counts.withUnsafeMutableBufferPointer { c in
+    withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * gradientBins) { scratch in
+      scratch.initialize(repeating: 0)
+      guard let s = scratch.baseAddress else { return }
+      let c = s + gradientBins
+      do {
         for y in 1..<(t - 1) {
           let a = l + (y - 1) * t, m = l + y * t, b = l + (y + 1) * t
           for x in 1..<(t - 1) {
@@ -143,10 +144,10 @@ enum NoiseMeasurement {
           }
         }
       }
-    }
-    for b in 0..<gradientBins {
-      slot[b] = Double(sums[b])
-      slot[gradientBins + b] = Double(counts[b])
+      for b in 0..<gradientBins {
+        slot[b] = Double(s[b])
+        slot[gradientBins + b] = Double(c[b])
+      }
     }
     slot[2 * gradientBins] = Double(lumaSum) / Double(t * t)
   }

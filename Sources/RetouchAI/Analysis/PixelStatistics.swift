@@ -54,6 +54,7 @@ struct PixelStatistics {
   /// Touches the tables so the first analysis does not build them.
   static func prewarm() {
     _ = lightnessOfBin.count + labF.count + SRGBTables.decode8.count
+    _ = ExposureMeasurement.logOfBin.count + PassContext.bandCenters.count
   }
 
   /// Measures `image`, an 8-bit RGB analysis copy.
@@ -131,8 +132,10 @@ struct BandSums {
   var grayEdge = SIMD3<Double>(repeating: 0)
   /// Number of gradient samples in ``grayEdge``.
   var edgeCount = 0
-  /// Σ C*ab over all pixels.
+  /// Σ C*ab over the sampled pixels (even rows and columns).
   var chromaSum = 0.0
+  /// Number of pixels in ``chromaSum`` and the hue sums.
+  var chromaCount = 0
   /// Σ of the colour-mixer band weights of colourful pixels, one per band (red … magenta).
   var hue0 = 0.0, hue1 = 0.0, hue2 = 0.0, hue3 = 0.0
   var hue4 = 0.0, hue5 = 0.0, hue6 = 0.0, hue7 = 0.0
@@ -150,6 +153,7 @@ struct BandSums {
     grayEdge += o.grayEdge
     edgeCount += o.edgeCount
     chromaSum += o.chromaSum
+    chromaCount += o.chromaCount
     hue0 += o.hue0
     hue1 += o.hue1
     hue2 += o.hue2
@@ -220,7 +224,9 @@ private struct PassContext: Sendable {
           var rowSoG = SIMD3<Double>(repeating: 0)
           var rowEdge = SIMD3<Double>(repeating: 0)
           var rowChroma = 0.0
+          var sampled = 0
           var rowLuma = 0.0
+          let sampleRow = y & 1 == 0
           for x in 0..<width {
             let p = row + x * 3
             let r8 = p[0], g8 = p[1], b8 = p[2]
@@ -231,7 +237,7 @@ private struct PassContext: Sendable {
             let l601 = 0.299 * Float(r8) + 0.587 * Float(g8) + 0.114 * Float(b8)
             luma[i] = l601
             rowLuma += Double(l601)
-            let bin = min(maxBin, max(0, Int(yLin * binScale + 0.5)))
+            let bin = Self.roundedIndex(yLin * binScale, max: maxBin)
             histogram[bin] &+= 1
             let hi8 = max(r8, g8, b8)
             if hi8 >= Self.highlightCode { s.highlightClipped += 1 }
@@ -264,14 +270,18 @@ private struct PassContext: Sendable {
               }
             }
 
+            // Chroma and hue shares on every other pixel of every other row (a quarter of the
+            // pixels; their Lab and hue math is the costly part of the pass).
+            guard sampleRow && x & 1 == 0 else { continue }
             // Chroma C*ab (CIE 1976) through the f(t) table.
             let X = m[0] * lr + m[1] * lg + m[2] * lb
             let Z = m[6] * lr + m[7] * lg + m[8] * lb
-            let fx = fTable[min(4095, max(0, Int(X / xn * 4095 + 0.5)))]
-            let fy = fTable[min(4095, max(0, Int(yLin * 4095 + 0.5)))]
-            let fz = fTable[min(4095, max(0, Int(Z / zn * 4095 + 0.5)))]
+            let fx = fTable[Self.roundedIndex(X / xn * 4095, max: 4095)]
+            let fy = fTable[Self.roundedIndex(yLin * 4095, max: 4095)]
+            let fz = fTable[Self.roundedIndex(Z / zn * 4095, max: 4095)]
             let a = 500 * (fx - fy), bb = 200 * (fy - fz)
             rowChroma += Double((a * a + bb * bb).squareRoot())
+            sampled += 1
 
             // Hue shares, split between the two mixer bands that bracket the HSV hue.
             let e8max = hi8, e8min = min(r8, g8, b8)
@@ -290,12 +300,22 @@ private struct PassContext: Sendable {
           s.shadesOfGray += rowSoG
           s.grayEdge += rowEdge
           s.chromaSum += rowChroma
+          s.chromaCount += sampled
           s.lumaSum += rowLuma
         }
        }
       }
     }
     return s
+  }
+
+  /// `v` rounded to the nearest integer and clamped to `0...max` (`max` < 2²²), by the
+  /// float-mantissa trick: no trapping conversion in the hot loop.
+  @inline(__always)
+  static func roundedIndex(_ v: Float, max: Int) -> Int {
+    let clamped = Swift.min(Float(max), Swift.max(0, v))
+    let magic: Float = 12_582_912  // 1.5 · 2²³: adding it leaves the rounded integer in the mantissa
+    return Int((clamped + magic).bitPattern &- magic.bitPattern)
   }
 
   /// HSV hue in degrees (0..<360) of encoded 8-bit RGB.
