@@ -288,10 +288,8 @@ enum LibraryCommand: Subcommand {
       let small: DecodedImage
       do {
         small = try ImageDecoder(options: options).decode(photo)
-      } catch let error as ImageDecodingError {
-        throw CLIError(error)
       } catch {
-        throw CLIError(code: .software, message: "\(error)")
+        throw CLIError(error)
       }
       guard let config = engine.topSuggestion(for: small.image, metadata: small.metadata) else {
         unchanged.append(id)

@@ -12,7 +12,7 @@ import Foundation
 let retouchVersion = "0.1.0"
 
 /// A subcommand of `retouch`.
-protocol Subcommand {
+protocol Subcommand: Sendable {
   static var spec: CommandSpec { get }
   /// Runs with parsed arguments; returns the exit code.
   static func run(_ arguments: ParsedArguments) throws(CLIError) -> Int32

@@ -48,32 +48,51 @@ public struct PhotoAnalysis: Sendable, Hashable, Codable {
 public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// Mean linear luminance, 0...1.
   public var meanLuminance: Double
-  /// Log-average ("key") linear luminance, 0...1.
+  /// Log-average ("key") linear luminance, 0...1: `exp(mean log(Y + 0.001)) − 0.001`. Good
+  /// daylight photos are about 0.08–0.18; an underexposed one is below 0.04.
   public var keyLuminance: Double
   /// Percentiles of L* (0...100) at 1, 5, 25, 50, 75, 95 and 99 %.
   public var lightnessPercentiles: [Double]
   /// Standard deviation of L* (0...100): global contrast.
   public var lightnessDeviation: Double
-  /// Share of pixels (0...1) with a channel at or below 2/255 (all channels) — crushed blacks.
+  /// Share of pixels (0...1) with every channel at or below 2/255 — crushed blacks.
   public var shadowClipping: Double
   /// Share of pixels (0...1) with any channel at or above 253/255 — blown highlights.
   public var highlightClipping: Double
   /// Mean linear luminance of the subject region (faces first, then the salient region).
   public var subjectLuminance: Double
-  /// Scene brightness from EXIF (EV100 of the exposure that was used; low = dark scene), nil
-  /// without EXIF exposure facts.
+  /// Scene brightness from EXIF: EV100 of the exposure that was used, `log2(N²/t) − log2(ISO/100)`
+  /// (ISO 100 assumed when only the ISO is missing; else APEX Bv + 5). Low = dark scene
+  /// (daylight ≈ 14–15, a lit room ≈ 6–8, a night street ≈ 3–7); nil without EXIF exposure facts.
   public var sceneEV100: Double?
-  /// True when the photo is dark because the scene was (night street, lamp-lit room): EXIF says a
-  /// dark scene and lights are present; a dark photo of a bright scene is false.
+  /// True when the photo is dark because the scene was (night street, lamp-lit room).
+  ///
+  /// Needs a dark base (median L* below 25–40) and light sources (a few tenths of a percent up
+  /// to 15 % of the photo at L* ≥ 80, or with EXIF also dimmer ones at L* ≥ 65). With EXIF the
+  /// exposure must say the scene was dim (``sceneEV100`` at or below 7.5 fully, above 10 not at
+  /// all) and the flash must not have fired; a dark photo shot at a bright-scene exposure is
+  /// false. Without EXIF the same picture counts for less and needs bright lights (99th
+  /// percentile L* of 80–92), so a dark photo without metadata is more often brightened.
   public var isDarkOnPurpose: Bool
   /// The exposure change, in EV, that brings the subject to a normal brightness (positive =
-  /// brighten). Already moderated for photos that are dark on purpose.
+  /// brighten), −2...4.
+  ///
+  /// `0.6·log2(0.11 / subject key) + 0.4·log2(0.11 / key)` (the subject's log-average over
+  /// ``SubjectAnalysis/region``); with faces `0.6·log2(0.30 / face mean) + 0.4·` that. Brightening
+  /// stops where the brightest 1 % would pass white by more than 0.3 EV, and is scaled by
+  /// `1 − 0.8·intent` (at most +0.7) for photos dark on purpose. Darkening needs blown
+  /// highlights (1–8 % of the photo ramps it in) and ignores the first 0.5 EV above the target,
+  /// so snow and high-key photos stay. Good photos come out within about ±0.3.
   public var suggestedEV: Double
+  /// Mean Rec. 601 luma of the encoded (display) values, 0...1: the brightness grain is judged
+  /// against (``NoiseAnalysis/relativeSigma``), as the evaluation harness does.
+  public var meanLuma: Double
 
   public init(
     meanLuminance: Double, keyLuminance: Double, lightnessPercentiles: [Double],
     lightnessDeviation: Double, shadowClipping: Double, highlightClipping: Double,
-    subjectLuminance: Double, sceneEV100: Double?, isDarkOnPurpose: Bool, suggestedEV: Double
+    subjectLuminance: Double, sceneEV100: Double?, isDarkOnPurpose: Bool, suggestedEV: Double,
+    meanLuma: Double = 0
   ) {
     self.meanLuminance = meanLuminance
     self.keyLuminance = keyLuminance
@@ -85,23 +104,32 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
     self.sceneEV100 = sceneEV100
     self.isDarkOnPurpose = isDarkOnPurpose
     self.suggestedEV = suggestedEV
+    self.meanLuma = meanLuma
   }
 }
 
 /// Colour: the estimated illuminant (the cast) and how colourful the photo is.
 public struct ColorAnalysis: Sendable, Hashable, Codable {
-  /// Estimated illuminant as linear RGB normalised to green = 1.
+  /// Estimated illuminant as linear RGB (the photo's own primaries) normalised to green = 1.
   public var illuminant: [Double]
-  /// The cast along blue–amber, log2(R/B) of the illuminant: positive = warm cast.
+  /// The cast along blue–amber, log2(R/B) of the illuminant: positive = warm cast. A channel gain
+  /// pair (1 + s, 1/(1 + s)) moves it by 2·log2(1 + s); below ±0.15 is neutral.
   public var warmth: Double
   /// The cast along green–magenta, log2(G / sqrt(R·B)): positive = green cast.
   public var greenTint: Double
-  /// How much to trust the estimate, 0...1 (few trusted pixels, or one dominant colour, lower it).
+  /// How much to trust the estimate, 0...1: lowered by few trusted pixels (clipped, very dark
+  /// or very saturated ones are left out), by disagreement between the two estimators
+  /// (shades-of-gray and gray-edge), by one dominant colour, and when the light is the scene
+  /// (a photo dark on purpose, or a warm estimate in a backlit photo with the light in frame).
+  /// About 0.6 and above for ordinary daylight photos; below 0.3 means "don't correct".
   public var confidence: Double
-  /// Mean chroma (CIE C*ab) of the photo.
+  /// Mean chroma (CIE C*ab, D65) over all pixels: about 5 for muted photos, 30+ for vivid ones.
   public var meanChroma: Double
-  /// Share of pixels (0...1) in each of the eight colour-mixer hue bands (red, orange, yellow,
-  /// green, aqua, blue, purple, magenta), counted over colourful pixels only.
+  /// Shares (summing to 1; all 0 for a grey photo) of the eight colour-mixer hue bands (red,
+  /// orange, yellow, green, aqua, blue, purple, magenta, centred as RetouchRender's `ColorBand`).
+  /// Each pixel counts with the mixer's own colourfulness weight, `smoothstep(0, 0.15, max − min)`
+  /// of its encoded RGB, split between the two bands whose centres bracket its HSV hue with the
+  /// mixer's raised-cosine weights — so a share says how much of the photo a band's slider moves.
   public var hueShares: [Double]
 
   public init(
@@ -191,17 +219,25 @@ public struct NoiseAnalysis: Sendable, Hashable, Codable {
 
 /// Softness.
 public struct SharpnessAnalysis: Sendable, Hashable, Codable {
-  /// log(var(Laplacian) / var(luma)) over the subject (higher = sharper).
+  /// log(var(Laplacian) / var(luma)) of the 8-bit luma over the subject at analysis size
+  /// (higher = sharper; depends on content, about −3…+1 for sharp photos).
   public var subjectSharpness: Double
   /// The same over the whole photo.
   public var globalSharpness: Double
   /// True when the photo (its subject) measures soft enough for Crisp to help.
   public var isSoft: Bool
+  /// ``subjectSharpness`` at the analysis size minus the same at half that size: how fast
+  /// detail falls off towards the finest scale. Hardly depends on content: about −1.4…−0.5 for
+  /// sharp photos, below −1.6 for soft ones (near 0 when grain dominates).
+  public var subjectFalloff: Double
 
-  public init(subjectSharpness: Double, globalSharpness: Double, isSoft: Bool) {
+  public init(
+    subjectSharpness: Double, globalSharpness: Double, isSoft: Bool, subjectFalloff: Double = 0
+  ) {
     self.subjectSharpness = subjectSharpness
     self.globalSharpness = globalSharpness
     self.isSoft = isSoft
+    self.subjectFalloff = subjectFalloff
   }
 }
 
