@@ -151,7 +151,7 @@ let package = Package(
     .testTarget(
       name: "RetouchWebTests",
       dependencies: [
-        "RetouchWeb", "RetouchLibrary", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport",
+        "RetouchWeb", "RetouchLibrary", "RetouchEditor", "RetouchAI", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport",
       ]),
     .testTarget(
       name: "retouchCLITests",

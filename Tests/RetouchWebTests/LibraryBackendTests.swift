@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import RetouchAI
 import RetouchCore
 import RetouchEditor
 import RetouchIO
@@ -96,6 +97,35 @@ final class LibraryBackendTests {
     let exported = try ImageDecoder().decode(file.data, source: "export").image
     #expect(exported.width == 96)
     #expect(mean(exported) > mean(plain) + 20)
+  }
+
+  @Test func aSuggestionReplacesColorAndToneAndKeepsTheCrop() async throws {
+    var options = LibraryBackend.Options()
+    options.suggestionProvider = { _, _, _ in
+      [
+        EditSuggestion(
+          lookID: "warm", title: LocalizedText("Warm", zh: "暖"), symbolName: "sun.max",
+          kind: .style, config: EditConfig(properties: [.temperature: 0.4, .exposure: 0.2]), thumbnail: nil,
+          score: 1)
+      ]
+    }
+    let backend = LibraryBackend(library: library, options: options)
+    let session = try await backend.openSession(assetID: assetID).sessionID
+    let crop = NormalizedRect(x: 0, y: 0, width: 0.5, height: 0.5)
+    _ = try await backend.preview(
+      session: session, change: EditConfig(properties: [.exposure: 1], crop: crop, actionType: .crop), commit: true,
+      view: .edited)
+    let listed = try await backend.suggestions(session: session)
+    #expect(listed.map(\.id) == ["warm"])
+    #expect(listed.first?.title.zh == "暖")
+    #expect(!(try await backend.suggestionThumbnail(session: session, id: "warm")).isEmpty)
+    let before = try await backend.state(session: session).revision
+    let applied = try await backend.applySuggestion(session: session, id: "warm")
+    #expect(applied.revision > before)
+    #expect(applied.config.value(of: .exposure) == 0.2)
+    #expect(applied.config.value(of: .temperature) == 0.4)
+    #expect(applied.config.crop == crop)
+    await #expect(throws: WebError.self) { _ = try await backend.applySuggestion(session: session, id: "nope") }
   }
 
   @Test func uploadsAreSniffedDecodedAndImported() async throws {

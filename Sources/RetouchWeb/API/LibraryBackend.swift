@@ -41,6 +41,8 @@ public actor LibraryBackend: WebBackend {
     public var previewQuality = 82
     /// JPEG quality of the renders committed to the library.
     public var saveQuality = 92
+    /// Where the sessions' suggestions come from (nil: `SuggestionEngine`); tests inject one.
+    public var suggestionProvider: EditController.SuggestionProvider? = nil
 
     public init() {}
   }
@@ -528,7 +530,8 @@ public actor LibraryBackend: WebBackend {
     } catch {
       throw WebError(.unprocessable, source: asset.originalFilename, detail: error.description)
     }
-    let controller = EditController(previewMaxDimension: options.previewLongEdge)
+    let controller = EditController(
+      previewMaxDimension: options.previewLongEdge, suggestionProvider: options.suggestionProvider)
     controller.suggestionOptions = SuggestionOptions(
       offerOriginal: true, thumbnailMaxDimension: options.lookThumbnailLongEdge)
     let prepared = try await prepare(
