@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import RetouchCore
+import RetouchRender
+
+/// Themes restyle the photo; offered only on request, after everything else. They keep the
+/// light right first (half the measured exposure shortfall), then apply their look.
+extension Recipe {
+  public static let themes: [Recipe] = [noir, film, sepia, cinematic]
+
+  /// High-contrast black and white (the renderer's Noir look).
+  public static let noir = Recipe(
+    "noir", LocalizedText("Noir", zh: "黑白"), symbol: "circle.lefthalf.filled", kind: .theme
+  ) { a in
+    themeProposal(a, look: LookSelection(.noir), extra: [:])
+  }
+
+  /// Faded colour with a little grain, like print film.
+  public static let film = Recipe(
+    "film", LocalizedText("Film", zh: "胶片"), symbol: "film", kind: .theme
+  ) { a in
+    themeProposal(a, look: LookSelection(.fade, strength: 0.8), extra: [.grain: 0.12])
+  }
+
+  /// Warm brown monochrome (the renderer's Sepia look).
+  public static let sepia = Recipe(
+    "sepia", LocalizedText("Sepia", zh: "怀旧"), symbol: "camera.filters", kind: .theme
+  ) { a in
+    themeProposal(a, look: LookSelection(.sepia), extra: [:])
+  }
+
+  /// Teal shadows against warm tones, firmer contrast, a darker frame.
+  public static let cinematic = Recipe(
+    "cinematic", LocalizedText("Cinematic", zh: "电影"), symbol: "film.stack", kind: .theme
+  ) { a in
+    themeProposal(
+      a, look: nil,
+      extra: [
+        .shadowWarmth: -0.45, .contrast: 0.2, .highlights: -0.15, .vignette: 0.3,
+        .mixer(.orange, .saturation): 0.15, .mixer(.blue, .hue): -0.3,
+        .mixer(.aqua, .saturation): 0.2, .saturation: -0.1,
+      ])
+  }
+
+  static func themeProposal(
+    _ a: PhotoAnalysis, look: LookSelection?, extra: [EditSettingType: Double]
+  ) -> RecipeProposal {
+    var p = extra
+    let ev = a.exposure.suggestedEV
+    if abs(ev) >= 0.3 { p[.exposure] = Sizing.step(Sizing.clamp(ev * 0.5, -1, 1)) }
+    return RecipeProposal(config: EditConfig(properties: p, look: look), need: 0, appeal: 0.05)
+  }
+}
+
+/// Enhance: every correction the photo needs, in one edit (offered when it needs two or more).
+extension Recipe {
+  static let enhanceParts: [Recipe] = [
+    brighten, darken, liftShadows, recoverHighlights, warmUp, coolDown, fixTint, cleanUp,
+  ]
+
+  public static let enhance = Recipe(
+    "enhance", LocalizedText("Enhance", zh: "增强"), symbol: "wand.and.stars", kind: .correction
+  ) { a in
+    var parts = enhanceParts.compactMap { r in r.propose(a).map { (r.id, $0) } }
+    // Darken and Recover Highlights both lower exposure: keep Darken's.
+    if parts.contains(where: { $0.0 == "darken" }) {
+      parts = parts.map { id, p in
+        id == "recover-highlights" ? (id, RecipeProposal(
+          config: p.config.setting(.exposure, to: 0), need: p.need)) : (id, p)
+      }
+    }
+    if let veil = punch.propose(a), veil.need > 0 { parts.append(("punch", veil)) }
+    guard parts.count >= 2 else { return nil }
+    var config = EditConfig.neutral
+    for (_, p) in parts { config = config.combined(with: p.config) }
+    // Exposure and a veil fit both move the tone: the fit already includes exposure, so the
+    // sum would double it; keep the larger move.
+    if let veil = parts.first(where: { $0.0 == "punch" })?.1,
+      let exposureFix = parts.first(where: { $0.0 == "brighten" || $0.0 == "darken" })?.1
+    {
+      let e1 = veil.config.value(of: .exposure), e2 = exposureFix.config.value(of: .exposure)
+      config = config.setting(.exposure, to: abs(e1) > abs(e2) ? e1 : e2)
+    }
+    var clamped: [EditSettingType: Double] = [:]
+    for (k, v) in config.properties { clamped[k] = k.setting.clamp(v) }
+    let need = min(1, (parts.map(\.1.need).max() ?? 0) + 0.05 * Double(parts.count - 1))
+    return RecipeProposal(
+      config: EditConfig(properties: clamped), need: need,
+      correctsCast: parts.contains { $0.1.correctsCast })
+  }
+}
