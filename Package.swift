@@ -73,11 +73,13 @@ let package = Package(
     // MARK: Executables
     .executableTarget(
       name: "retouch",
-      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor"],
+      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchAI", "RetouchEditor"],
       swiftSettings: optimized),
     .executableTarget(
       name: "retouch-bench",
-      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor", "CRetouchBenchReference"],
+      dependencies: [
+        "RetouchCore", "RetouchIO", "RetouchRender", "RetouchAI", "RetouchEditor", "CRetouchBenchReference",
+      ],
       swiftSettings: optimized),
 
     // MARK: Tests
@@ -96,6 +98,9 @@ let package = Package(
       name: "RetouchIOTests",
       dependencies: ["RetouchIO", "RetouchCore", "RetouchTestSupport", "CRetouchShims"],
       resources: [.copy("Fixtures")]),
+    .testTarget(
+      name: "RetouchAITests",
+      dependencies: ["RetouchAI", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport"]),
     .testTarget(
       name: "RetouchEditorTests",
       dependencies: ["RetouchEditor", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport"]),

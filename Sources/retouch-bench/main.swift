@@ -52,7 +52,7 @@ struct BenchOptions {
 }
 
 let usage = """
-  USAGE: retouch-bench [io] [render] [--runs N] [--input FILE.jpg ...] [--photos DIR]
+  USAGE: retouch-bench [io] [render] [ai] [--runs N] [--input FILE.jpg ...] [--photos DIR]
                        [--peers] [--peers-only REGEX]
 
   Suites:
@@ -67,6 +67,9 @@ let usage = """
             takes a few minutes. --peers-only picks its commands (default:
             'OpenCV|pyvips.*chain|Pillow|djpeg \\| cjpeg'). As root, --peers runs the
             bench at nice -10 in a session of its own, as peers.sh runs its commands.
+    ai      the suggestion engine after prewarm: suggestions with thumbnails on the 12 MP
+            photo (goal ≤ 150 ms) and topSuggestion on a 512 px copy (goal ≤ 15 ms),
+            plus its stages. Input: the first --input, else the 12 MP photo.
   Build first: swift build -c release (the bench runs the release 'retouch' beside it).
   """
 
@@ -115,6 +118,7 @@ do {
     switch suite {
     case "io": try IOBench.run(options: options)
     case "render": try RenderBench.run(options: options)
+    case "ai": try AIBench.run(options: options)
     default:
       FileHandle.standardError.write(Data("unknown suite \(suite)\n\(usage)\n".utf8))
       exit(64)

@@ -21,7 +21,8 @@ protocol Subcommand {
 @main
 enum Retouch {
   static let subcommands: [any Subcommand.Type] = [
-    InfoCommand.self, ConvertCommand.self, ApplyCommand.self, LooksCommand.self,
+    InfoCommand.self, ConvertCommand.self, ApplyCommand.self, AutoCommand.self, SuggestCommand.self,
+    LooksCommand.self,
   ]
 
   static var overview: String {

@@ -55,7 +55,7 @@ struct SuggestionRanker {
   static func isFix(_ p: RecipeProposal) -> Bool { p.need >= 0.15 }
 
   static func score(_ p: RecipeProposal) -> Double {
-    (isFix(p) ? 1 : 0) + p.need + p.appeal * (1 - p.need)
+    (isFix(p) ? 1 : 0) + p.need + p.appeal * (1 - p.need) + p.rankBonus
   }
 
   /// The applicable recipes of `kinds`, best first by score (not yet measured).

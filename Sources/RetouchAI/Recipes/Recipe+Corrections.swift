@@ -47,8 +47,8 @@ extension Recipe {
     let p5 = a.lightness(percentile: 5)
     let subjectDark = a.exposure.subjectLuminance < 0.6 * a.exposure.meanLuminance
       && a.exposure.subjectLuminance < 0.1
-    let crushed = Sizing.ramp(clipped, from: 0.02, to: 0.15)
-    let deep = Sizing.ramp(8 - p5, from: 0, to: 8) * Sizing.ramp(clipped, from: 0.01, to: 0.05)
+    let crushed = Sizing.ramp(clipped, from: 0.06, to: 0.25)
+    let deep = Sizing.ramp(8 - p5, from: 0, to: 8) * Sizing.ramp(clipped, from: 0.03, to: 0.1)
     guard crushed > 0 || subjectDark || deep > 0 else { return nil }
     var p: [EditSettingType: Double] = [:]
     p[.blacks] = Sizing.step(0.7 * max(crushed, deep * 0.5))

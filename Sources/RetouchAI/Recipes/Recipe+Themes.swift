@@ -83,9 +83,8 @@ extension Recipe {
     }
     var clamped: [EditSettingType: Double] = [:]
     for (k, v) in config.properties { clamped[k] = k.setting.clamp(v) }
-    let need = min(1, (parts.map(\.1.need).max() ?? 0) + 0.05 * Double(parts.count - 1))
     return RecipeProposal(
-      config: EditConfig(properties: clamped), need: need,
-      correctsCast: parts.contains { $0.1.correctsCast })
+      config: EditConfig(properties: clamped), need: parts.map(\.1.need).max() ?? 0,
+      correctsCast: parts.contains { $0.1.correctsCast }, rankBonus: 0.05 * Double(parts.count - 1))
   }
 }

@@ -67,6 +67,9 @@ struct RecipeProposal: Sendable {
   /// True when the edit removes a measured colour cast: its white-balance move is meant to
   /// change skin colour back, so skin protection leaves temperature and tint alone.
   var correctsCast = false
+  /// Added to the ranking score: Enhance, which fixes several things at once, ranks above each
+  /// of its parts.
+  var rankBonus = 0.0
 }
 
 extension PhotoAnalysis {

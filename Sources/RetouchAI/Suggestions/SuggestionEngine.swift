@@ -71,6 +71,17 @@ public struct SuggestionEngine: Sendable {
       isCancelled: { Task.isCancelled })
   }
 
+  /// ``suggestions(for:metadata:options:)`` for callers that are not async (command-line tools,
+  /// benchmarks): `isCancelled` is polled between stages instead of the task's cancellation.
+  public func suggestions(
+    for image: Image, metadata: PhotoMetadata? = nil, options: SuggestionOptions = .init(),
+    isCancelled: () -> Bool
+  ) -> [EditSuggestion] {
+    rankedSuggestions(
+      for: image, metadata: metadata, options: options, measureNoise: true,
+      isCancelled: isCancelled)
+  }
+
   /// The analysis the suggestions are based on (grain included), for tools that show it.
   public func analysis(of image: Image, metadata: PhotoMetadata? = nil) -> PhotoAnalysis {
     PhotoAnalyzer().analyze(image, metadata: metadata, measureNoise: true)
