@@ -19,7 +19,7 @@ enum AIBench {
     let metadata = decoded.metadata
     let small = full.resized(toFitLongEdge: 512)
     print("\n# ai: \(url.lastPathComponent), \(full.size) \(full.format.bitDepth)-bit; 512 px copy \(small.size)")
-    print("cpu: \(cpuModel()); load average at start: \(loadAverage())")
+    print("cpu: \(RenderBench.cpuModel()); load average at start: \(RenderBench.loadAverage())")
 
     SuggestionEngine.prewarm()
     // prewarm returns at once; the first timed round is a warm-up anyway, and this waits for

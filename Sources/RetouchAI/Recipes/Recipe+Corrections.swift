@@ -47,7 +47,9 @@ extension Recipe {
     let p5 = a.lightness(percentile: 5)
     let subjectDark = a.exposure.subjectLuminance < 0.6 * a.exposure.meanLuminance
       && a.exposure.subjectLuminance < 0.1
-    let crushed = Sizing.ramp(clipped, from: 0.06, to: 0.25)
+    // Blacks clipped by underexposure are Brighten's to judge, not a crushed black level.
+    let underexposed = a.exposure.suggestedEV >= 0.3
+    let crushed = Sizing.ramp(clipped, from: 0.06, to: 0.25) * (underexposed ? 0.3 : 1)
     let deep = Sizing.ramp(8 - p5, from: 0, to: 8) * Sizing.ramp(clipped, from: 0.03, to: 0.1)
     guard crushed > 0 || subjectDark || deep > 0 else { return nil }
     var p: [EditSettingType: Double] = [:]
@@ -68,12 +70,15 @@ extension Recipe {
     let p99 = a.lightness(percentile: 99)
     guard clip >= 0.01 || p99 >= 98.5 else { return nil }
     let size = Sizing.ramp(clip, from: 0.005, to: 0.12)
-    var p: [EditSettingType: Double] = [.highlights: Sizing.step(-(0.25 + 0.55 * size))]
+    var p: [EditSettingType: Double] = [.highlights: Sizing.step(-(0.25 + 0.5 * size))]
     // A subject that is too bright as well comes down a little with it.
     if a.exposure.suggestedEV < -0.3 {
       p[.exposure] = Sizing.step(max(a.exposure.suggestedEV * 0.5, -1.5))
     }
-    return RecipeProposal(config: EditConfig(properties: p), need: 0.8 * size)
+    // Some blown sky or lamps is normal in a good photo: only a large blown share is a defect.
+    return RecipeProposal(
+      config: EditConfig(properties: p), need: 0.8 * Sizing.ramp(clip, from: 0.12, to: 0.3),
+      appeal: 0.1)
   }
 
   /// Removes a measured warm cast (never adds one).
@@ -91,13 +96,14 @@ extension Recipe {
     "fix-tint", LocalizedText("Fix Tint", zh: "校正色调"), symbol: "eyedropper.halffull",
     kind: .correction
   ) { a in
-    let removed = CastRemoval.removedShare(of: a.color.greenTint, confidence: a.color.confidence)
+    let removed = CastRemoval.removedShare(
+      of: a.color.greenTint, confidence: a.color.confidence, ramp: CastRemoval.tintRamp)
     guard removed != 0 else { return nil }
     let s = WhiteBalanceSliders.shared.sliders(warmthChange: 0, greenTintChange: -removed)
     guard abs(s.tint) >= 0.02 else { return nil }
     return RecipeProposal(
       config: EditConfig(properties: [.tint: Sizing.step(s.tint)]),
-      need: Sizing.ramp(abs(removed), from: 0.03, to: 0.2), correctsCast: true)
+      need: Sizing.ramp(abs(removed), from: 0.02, to: 0.15), correctsCast: true)
   }
 
   /// Noise reduction sized to the measured grain (only when grain was measured).
@@ -126,10 +132,12 @@ extension Recipe {
   static func castCorrection(_ a: PhotoAnalysis, warm: Bool) -> RecipeProposal? {
     let w = a.color.warmth
     guard warm ? w > 0 : w < 0 else { return nil }
-    let removed = CastRemoval.removedShare(of: w, confidence: a.color.confidence)
+    let removed = CastRemoval.removedShare(
+      of: w, confidence: a.color.confidence, ramp: CastRemoval.warmthRamp)
     guard removed != 0 else { return nil }
     // Green–magenta comes along when it is clearly off too, so the grey ends up grey.
-    let g = CastRemoval.removedShare(of: a.color.greenTint, confidence: a.color.confidence)
+    let g = CastRemoval.removedShare(
+      of: a.color.greenTint, confidence: a.color.confidence, ramp: CastRemoval.tintRamp)
     let s = WhiteBalanceSliders.shared.sliders(warmthChange: -removed, greenTintChange: -g)
     guard abs(s.temperature) >= 0.02 else { return nil }
     var p: [EditSettingType: Double] = [.temperature: Sizing.step(s.temperature)]
@@ -141,19 +149,26 @@ extension Recipe {
 }
 
 /// How much of a measured cast a correction removes.
+///
+/// A photo's own light is rarely exactly neutral (golden hour, shade, lamps), and the illuminant
+/// estimate itself scatters by about ±0.3 in log2 R/B on good photos, so small casts are left
+/// alone and large ones removed: the removed share of the cast rises smoothly from 0 at
+/// `start` to all of it at `full`, scaled by the estimate's confidence.
 enum CastRemoval {
-  /// Casts smaller than this (log2 units) count as the photo's own colour (a grey within about
-  /// 5 % of neutral), never corrected.
-  static let tolerance = 0.07
+  /// The blue–amber axis (log2 R/B of the illuminant).
+  static let warmthRamp = (start: 0.3, full: 0.65)
+  /// The green–magenta axis (log2 G/√(R·B)); narrower, as cameras and scenes vary less there.
+  static let tintRamp = (start: 0.12, full: 0.3)
 
-  /// The part of `cast` (log2 units, signed) to remove: what lies beyond the tolerance, scaled by
-  /// the estimate's confidence (0...1); 0 when that is too small to matter or the estimate is
-  /// not trusted.
-  static func removedShare(of cast: Double, confidence: Double) -> Double {
+  /// The part of `cast` (log2 units, signed) to remove; 0 when that is too small to matter or
+  /// the estimate is not trusted (confidence 0...1).
+  static func removedShare(
+    of cast: Double, confidence: Double, ramp: (start: Double, full: Double)
+  ) -> Double {
     guard confidence >= 0.2 else { return 0 }
-    let beyond = max(abs(cast) - tolerance, 0)
-    let share = beyond * Sizing.clamp(confidence * 1.25, 0, 1)
-    guard share >= 0.05 else { return 0 }
+    let share = abs(cast) * Sizing.ramp(abs(cast), from: ramp.start, to: ramp.full)
+      * Sizing.clamp(confidence * 1.25, 0, 1)
+    guard share >= 0.04 else { return 0 }
     return cast < 0 ? -share : share
   }
 }

@@ -42,8 +42,11 @@ extension Recipe {
   public static let punch = Recipe(
     "punch", LocalizedText("Punch", zh: "强烈"), symbol: "bolt", kind: .style
   ) { a in
+    // A veil raises the black level and flattens the tones: both must show (a bright, soft
+    // scene alone is not veiled).
     let p1 = a.lightness(percentile: 1)
-    let veil = Sizing.ramp(p1, from: 6, to: 20)
+    let veil = Sizing.ramp(p1, from: 12, to: 30)
+      * Sizing.ramp(24 - a.exposure.lightnessDeviation, from: 2, to: 10)
     var p: [EditSettingType: Double]
     if veil > 0 {
       p = ToneFit.veilRemoval(a, strength: 0.95)

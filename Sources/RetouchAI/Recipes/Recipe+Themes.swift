@@ -62,13 +62,12 @@ extension Recipe {
     "enhance", LocalizedText("Enhance", zh: "增强"), symbol: "wand.and.stars", kind: .correction
   ) { a in
     var parts = enhanceParts.compactMap { r in r.propose(a).map { (r.id, $0) } }
-    // Darken and Recover Highlights both lower exposure: keep Darken's.
-    if parts.contains(where: { $0.0 == "darken" }) {
-      parts = parts.map { id, p in
-        id == "recover-highlights" ? (id, RecipeProposal(
-          config: p.config.setting(.exposure, to: 0), need: p.need)) : (id, p)
-      }
-    }
+    // Exposure already moves what these would: after Brighten, blacks that were crushed by the
+    // underexposure stay dark (lifting them would grey them); after Darken, highlights come
+    // down with everything else.
+    let ids = Set(parts.map(\.0))
+    if ids.contains("brighten") { parts.removeAll { $0.0 == "lift-shadows" } }
+    if ids.contains("darken") { parts.removeAll { $0.0 == "recover-highlights" } }
     if let veil = punch.propose(a), veil.need > 0 { parts.append(("punch", veil)) }
     guard parts.count >= 2 else { return nil }
     var config = EditConfig.neutral

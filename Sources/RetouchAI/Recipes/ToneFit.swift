@@ -80,8 +80,8 @@ enum ToneFit {
     return fit(
       levels: levels, targets: targets, weights: [2, 1.5, 1, 1, 1, 1, 1.5],
       limits: [
-        .exposure: -1.5...1, .blacks: -1...0.2, .whites: -0.2...1, .brightness: -1...0.5,
-        .contrast: -0.2...1,
+        .exposure: -1.2...0.5, .blacks: -1...0.2, .whites: -0.2...1, .brightness: -1...0.5,
+        .contrast: -0.2...0.8,
       ])
   }
 }
