@@ -60,8 +60,9 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   public var highlightClipping: Double
   /// Mean linear luminance of the subject region (faces first, then the salient region).
   public var subjectLuminance: Double
-  /// Scene brightness from EXIF (EV100 of the exposure that was used; low = dark scene), nil
-  /// without EXIF exposure facts.
+  /// Scene brightness from EXIF: EV100 of the exposure that was used, `log2(N²/t) − log2(ISO/100)`
+  /// (ISO 100 assumed when only the ISO is missing; else APEX Bv + 5). Low = dark scene
+  /// (daylight ≈ 14–15, a lit room ≈ 6–8, a night street ≈ 3–7); nil without EXIF exposure facts.
   public var sceneEV100: Double?
   /// True when the photo is dark because the scene was (night street, lamp-lit room): EXIF says a
   /// dark scene and lights are present; a dark photo of a bright scene is false.
@@ -69,11 +70,15 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// The exposure change, in EV, that brings the subject to a normal brightness (positive =
   /// brighten). Already moderated for photos that are dark on purpose.
   public var suggestedEV: Double
+  /// Mean Rec. 601 luma of the encoded (display) values, 0...1: the brightness grain is judged
+  /// against (``NoiseAnalysis/relativeSigma``), as the evaluation harness does.
+  public var meanLuma: Double
 
   public init(
     meanLuminance: Double, keyLuminance: Double, lightnessPercentiles: [Double],
     lightnessDeviation: Double, shadowClipping: Double, highlightClipping: Double,
-    subjectLuminance: Double, sceneEV100: Double?, isDarkOnPurpose: Bool, suggestedEV: Double
+    subjectLuminance: Double, sceneEV100: Double?, isDarkOnPurpose: Bool, suggestedEV: Double,
+    meanLuma: Double = 0
   ) {
     self.meanLuminance = meanLuminance
     self.keyLuminance = keyLuminance
@@ -85,6 +90,7 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
     self.sceneEV100 = sceneEV100
     self.isDarkOnPurpose = isDarkOnPurpose
     self.suggestedEV = suggestedEV
+    self.meanLuma = meanLuma
   }
 }
 
@@ -191,17 +197,25 @@ public struct NoiseAnalysis: Sendable, Hashable, Codable {
 
 /// Softness.
 public struct SharpnessAnalysis: Sendable, Hashable, Codable {
-  /// log(var(Laplacian) / var(luma)) over the subject (higher = sharper).
+  /// log(var(Laplacian) / var(luma)) of the 8-bit luma over the subject at analysis size
+  /// (higher = sharper; depends on content, about −3…+1 for sharp photos).
   public var subjectSharpness: Double
   /// The same over the whole photo.
   public var globalSharpness: Double
   /// True when the photo (its subject) measures soft enough for Crisp to help.
   public var isSoft: Bool
+  /// ``subjectSharpness`` at the analysis size minus the same at half that size: how fast
+  /// detail falls off towards the finest scale. Hardly depends on content: about −1.4…−0.5 for
+  /// sharp photos, below −1.6 for soft ones (near 0 when grain dominates).
+  public var subjectFalloff: Double
 
-  public init(subjectSharpness: Double, globalSharpness: Double, isSoft: Bool) {
+  public init(
+    subjectSharpness: Double, globalSharpness: Double, isSoft: Bool, subjectFalloff: Double = 0
+  ) {
     self.subjectSharpness = subjectSharpness
     self.globalSharpness = globalSharpness
     self.isSoft = isSoft
+    self.subjectFalloff = subjectFalloff
   }
 }
 

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// Turns the fused pass's colour sums into a ``ColorAnalysis``.
+///
+/// The illuminant is the mean, in log space, of two estimates over trusted pixels (not clipped,
+/// not very dark, not very saturated) in linear light:
+/// - shades of gray (Finlayson & Trezzi 2004): `e_c = (mean c⁶)^(1/6)`;
+/// - gray edge (van de Weijer, Gevers & Gijsenij 2007), first order, p = 2:
+///   `e_c = (mean |∇c|²)^(1/2)` over neighbouring trusted pixels. A large uniformly coloured
+///   object adds only its outline here, which is what makes the pair robust to it.
+enum ColorMeasurement {
+  static func measure(
+    _ stats: PixelStatistics, exposure: ExposureAnalysis, darkIntent: Double
+  ) -> ColorAnalysis {
+    let n = Double(max(1, stats.pixelCount))
+    let trustedShare = Double(stats.totals.trustedCount) / n
+    let hueTotal = stats.totals.hueWeights.reduce(0, +)
+    let hueShares = hueTotal > 0 ? stats.totals.hueWeights.map { $0 / hueTotal } : [Double](repeating: 0, count: 8)
+    let meanChroma = stats.totals.chromaSum / n
+
+    guard stats.totals.trustedCount >= 64 else {
+      return ColorAnalysis(
+        illuminant: [1, 1, 1], warmth: 0, greenTint: 0, confidence: 0, meanChroma: meanChroma,
+        hueShares: hueShares)
+    }
+    let sog = logRelativeToGreen(
+      pow(stats.totals.shadesOfGray / Double(stats.totals.trustedCount), SIMD3(repeating: 1 / 6)))
+    var estimate = sog
+    var agreement = 1.0
+    if stats.totals.edgeCount >= 64, let ge = optionalLog(
+      (stats.totals.grayEdge / Double(stats.totals.edgeCount)).squareRoot())
+    {
+      estimate = 0.5 * (sog + ge)
+      let d = sog - ge
+      agreement = 1 - ExposureMeasurement.smoothstep(0.25, 0.9, (d * d).sum().squareRoot())
+    }
+    // Keep the estimate to what a real light does (about ±3 EV between channels).
+    estimate = estimate.clamped(lowerBound: SIMD3(repeating: -3), upperBound: SIMD3(repeating: 3))
+    let illuminant = [exp2(estimate.x), 1, exp2(estimate.z)]
+    let warmth = estimate.x - estimate.z
+    let greenTint = -0.5 * (estimate.x + estimate.z)
+
+    // Confidence: enough trusted pixels, the two estimates agree, the photo is not one colour,
+    // and the light is not the subject (a night scene's warm lamps are the scene, not a cast).
+    let coverage = ExposureMeasurement.smoothstep(0.03, 0.3, trustedShare)
+    let dominant = hueShares.max() ?? 0
+    let colourful = min(1, meanChroma / 40)
+    let oneColour = 1 - 0.6 * ExposureMeasurement.smoothstep(0.45, 0.85, dominant) * colourful
+    // A warm estimate in a backlit photo with the light in frame (sunset, sun glare, lamps):
+    // bright highlights far above the median. The warmth there is the light being shown.
+    let p = exposure.lightnessPercentiles
+    let backlit = ExposureMeasurement.smoothstep(35, 50, p[6] - p[3])
+    let warmLight = ExposureMeasurement.smoothstep(0.4, 0.8, warmth)
+    let lightIsScene = (1 - 0.7 * darkIntent) * (1 - 0.7 * backlit * warmLight)
+    let confidence = coverage * (0.4 + 0.6 * agreement) * oneColour * lightIsScene
+    return ColorAnalysis(
+      illuminant: illuminant, warmth: warmth, greenTint: greenTint,
+      confidence: min(1, max(0, confidence)), meanChroma: meanChroma, hueShares: hueShares)
+  }
+
+  /// log2 of each channel divided by green.
+  static func logRelativeToGreen(_ v: SIMD3<Double>) -> SIMD3<Double> {
+    optionalLog(v) ?? SIMD3(repeating: 0)
+  }
+
+  static func optionalLog(_ v: SIMD3<Double>) -> SIMD3<Double>? {
+    guard v.x > 1e-9, v.y > 1e-9, v.z > 1e-9 else { return nil }
+    return SIMD3(log2(v.x / v.y), 0, log2(v.z / v.y))
+  }
+}
+
+private func pow(_ v: SIMD3<Double>, _ e: SIMD3<Double>) -> SIMD3<Double> {
+  SIMD3(Foundation.pow(v.x, e.x), Foundation.pow(v.y, e.y), Foundation.pow(v.z, e.z))
+}

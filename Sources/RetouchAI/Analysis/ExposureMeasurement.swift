@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchCore
+import RetouchRender
+
+/// Turns the luminance histogram, the subject and the EXIF facts into an ``ExposureAnalysis``.
+enum ExposureMeasurement {
+  /// The log-average linear luminance a well-exposed photo's subject has. Measured on the
+  /// untouched `dev` photos of the shared set (see the report in the commit that set it): their
+  /// blended subject/global key has a median of about 0.11.
+  static let targetKey = 0.11
+  /// The mean linear luminance a well-exposed face has (skin of L* ≈ 62).
+  static let targetFaceLuminance = 0.30
+  /// The offset added before taking logs (Reinhard et al. 2002 use a small δ too), so black
+  /// pixels do not pull the key to zero. Linear luminance; L* ≈ 0.9.
+  static let keyEpsilon = 0.001
+  /// Brightening never goes beyond this (EV).
+  static let maxBrighten = 4.0
+  /// Darkening never goes beyond this (EV).
+  static let maxDarken = -2.0
+  /// A photo this close above the target key is left alone (EV): bright photos are usually
+  /// bright on purpose (snow, beach, high key), dark ones rarely.
+  static let darkenDeadBand = 0.5
+
+  struct Inputs {
+    var stats: PixelStatistics
+    var subject: SubjectAnalysis
+    var faces: [FaceObservation]
+    var capture: CaptureFacts
+  }
+
+  /// The exposure facts, and how sure we are that a dark photo is dark on purpose (0...1).
+  static func measure(_ input: Inputs) -> (ExposureAnalysis, darkIntent: Double) {
+    let stats = input.stats
+    let hist = stats.histogram
+    let n = Double(max(1, stats.pixelCount))
+    let bins = hist.count
+    let lOfBin = PixelStatistics.lightnessOfBin
+    var sumY = 0.0, sumLogY = 0.0, sumL = 0.0, sumL2 = 0.0
+    for i in 0..<bins where hist[i] != 0 {
+      let c = Double(hist[i])
+      let y = Double(i) / Double(bins - 1)
+      let l = Double(lOfBin[i])
+      sumY += c * y
+      sumLogY += c * log(y + keyEpsilon)
+      sumL += c * l
+      sumL2 += c * l * l
+    }
+    let meanY = sumY / n
+    let key = exp(sumLogY / n) - keyEpsilon
+    let meanL = sumL / n
+    let deviation = max(0, sumL2 / n - meanL * meanL).squareRoot()
+    let percentiles = [0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99].map {
+      Double(lOfBin[percentileBin(hist, $0, total: stats.pixelCount)])
+    }
+    let p99Y = Double(percentileBin(hist, 0.99, total: stats.pixelCount)) / Double(bins - 1)
+
+    // Subject: mean and log-average over the subject region, and over the faces.
+    let region = regionMeans(stats, input.subject.region)
+    let faceRegion = faceMeans(stats, input.faces)
+    let subjectMean = faceRegion.map { 0.7 * $0.mean + 0.3 * region.mean } ?? region.mean
+
+    // How far the photo is from a normal brightness, judged mostly by the subject.
+    var ev = 0.6 * log2(targetKey / max(region.key, 1e-4)) + 0.4 * log2(targetKey / max(key, 1e-4))
+    if let face = faceRegion {
+      ev = 0.6 * log2(targetFaceLuminance / max(face.mean, 1e-4)) + 0.4 * ev
+    }
+    if ev > 0 {
+      // Do not push the brightest 1 % of the photo far past white: an underexposed copy keeps
+      // the headroom it lost, a low-key photo with bright parts (a silhouette against the sky)
+      // does not get lifted into clipping.
+      let headroom = log2(1 / max(p99Y, 1e-4)) + 0.3
+      ev = min(ev, max(0, headroom), maxBrighten)
+    } else {
+      // Darken only what shows overexposure (blown highlights over more than ~2 % of the
+      // photo); a bright photo without clipping (snow, a white wall, high key) stays.
+      let blown = smoothstep(0.01, 0.08, Double(stats.totals.highlightClipped) / n)
+      ev = min(0, ev + darkenDeadBand) * 0.8 * blown
+      ev = max(ev, maxDarken)
+    }
+
+    let sceneEV = sceneEV100(input.capture)
+    let intent = darkIntent(
+      hist: hist, total: stats.pixelCount, medianL: percentiles[3], p99L: percentiles[6],
+      sceneEV: sceneEV, flashFired: input.capture.flashFired)
+    let darkOnPurpose = intent >= 0.5
+    if ev > 0 {
+      ev *= 1 - 0.8 * intent
+      if darkOnPurpose { ev = min(ev, 0.7) }
+    }
+
+    let exposure = ExposureAnalysis(
+      meanLuminance: meanY, keyLuminance: max(0, key), lightnessPercentiles: percentiles,
+      lightnessDeviation: deviation,
+      shadowClipping: Double(stats.totals.shadowClipped) / n,
+      highlightClipping: Double(stats.totals.highlightClipped) / n,
+      subjectLuminance: subjectMean, sceneEV100: sceneEV, isDarkOnPurpose: darkOnPurpose,
+      suggestedEV: ev)
+    return (exposure, intent)
+  }
+
+  /// The scene brightness as EV100 from the EXIF exposure: `log2(N²/t) − log2(ISO/100)`; when
+  /// the ISO is missing (some cameras keep it only in maker notes) ISO 100 is assumed, which
+  /// gives the brightest scene the exposure allows (so a dim result stays trustworthy); without
+  /// exposure time or aperture, the APEX brightness value plus 5 (Sv of ISO 100); else nil.
+  static func sceneEV100(_ c: CaptureFacts) -> Double? {
+    if let ev = c.ev100 { return ev }
+    if let t = c.exposureTime, let f = c.fNumber, t > 0, f > 0 {
+      return log2(f * f / t)
+    }
+    return c.brightnessValue.map { $0 + 5 }
+  }
+
+  /// How sure we are that a dark photo is dark because the scene was (0...1).
+  ///
+  /// A dark base (median L* below 25–40) with small bright lights (a few tenths of a percent to
+  /// 15 % of the photo at L* ≥ 80) is the picture of a night street or a lamp-lit room. With EXIF
+  /// the camera's exposure must agree: EV100 at or below 7.5 (a dim scene) counts fully, above 10
+  /// (daylight or a bright room) not at all, and a fired flash means the subject was lit, so
+  /// darkness there is a mistake. Without EXIF the same picture counts for less (0.7 at most)
+  /// and needs brighter lights.
+  static func darkIntent(
+    hist: [Int], total: Int, medianL: Double, p99L: Double, sceneEV: Double?, flashFired: Bool?
+  ) -> Double {
+    let darkBase = 1 - smoothstep(25, 40, medianL)
+    guard darkBase > 0 else { return 0 }
+    let share80 = share(hist, total: total, atLeastLightness: 80)
+    let smallLights = smoothstep(0.001, 0.004, share80) * (1 - smoothstep(0.15, 0.3, share80))
+    if let ev = sceneEV {
+      if flashFired == true { return 0 }
+      let dimScene = 1 - smoothstep(7.5, 10, ev)
+      let share65 = share(hist, total: total, atLeastLightness: 65)
+      let anyLights = max(smallLights, smoothstep(0.0005, 0.002, share65) * 0.8)
+      return dimScene * darkBase * anyLights
+    }
+    let brightLights = smoothstep(80, 92, p99L)
+    return 0.7 * darkBase * smallLights * brightLights
+  }
+
+  /// Share of pixels with L* at or above `threshold`.
+  static func share(_ hist: [Int], total: Int, atLeastLightness threshold: Float) -> Double {
+    let lOfBin = PixelStatistics.lightnessOfBin
+    var count = 0
+    var i = hist.count - 1
+    while i >= 0 && lOfBin[i] >= threshold {
+      count += hist[i]
+      i -= 1
+    }
+    return Double(count) / Double(max(1, total))
+  }
+
+  /// The first bin at which the cumulative count reaches `q` of `total`.
+  static func percentileBin(_ hist: [Int], _ q: Double, total: Int) -> Int {
+    let goal = max(1, Int((q * Double(total)).rounded(.up)))
+    var cumulative = 0
+    for i in 0..<hist.count {
+      cumulative += hist[i]
+      if cumulative >= goal { return i }
+    }
+    return hist.count - 1
+  }
+
+  static func smoothstep(_ e0: Double, _ e1: Double, _ x: Double) -> Double {
+    let t = min(1, max(0, (x - e0) / (e1 - e0)))
+    return t * t * (3 - 2 * t)
+  }
+
+  /// Mean and log-average linear luminance over `rect` of the analysis copy.
+  static func regionMeans(_ stats: PixelStatistics, _ rect: NormalizedRect) -> (mean: Double, key: Double) {
+    let r = pixelRect(rect, width: stats.width, height: stats.height)
+    var sum = 0.0, sumLog = 0.0
+    stats.luminancePlane.withUnsafeBufferPointer { plane in
+      for y in r.y0..<r.y1 {
+        var rowSum: Float = 0, rowLog = 0.0
+        for x in r.x0..<r.x1 {
+          let v = plane[y * stats.width + x]
+          rowSum += v
+          rowLog += log(Double(v) + keyEpsilon)
+        }
+        sum += Double(rowSum)
+        sumLog += rowLog
+      }
+    }
+    let count = Double(max(1, (r.x1 - r.x0) * (r.y1 - r.y0)))
+    return (sum / count, exp(sumLog / count) - keyEpsilon)
+  }
+
+  /// Area-weighted mean luminance over the face boxes, nil without faces.
+  static func faceMeans(_ stats: PixelStatistics, _ faces: [FaceObservation]) -> (mean: Double, key: Double)? {
+    guard !faces.isEmpty else { return nil }
+    var weighted = 0.0, weightedKey = 0.0, area = 0.0
+    for face in faces.prefix(8) {
+      let a = max(1e-6, face.bounds.width * face.bounds.height)
+      let m = regionMeans(stats, face.bounds)
+      weighted += a * m.mean
+      weightedKey += a * m.key
+      area += a
+    }
+    return (weighted / area, weightedKey / area)
+  }
+
+  /// The pixel box of a normalized rect, clamped to the image and at least one pixel.
+  static func pixelRect(_ rect: NormalizedRect, width: Int, height: Int) -> (x0: Int, y0: Int, x1: Int, y1: Int) {
+    func clampIndex(_ v: Double, _ limit: Int) -> Int {
+      guard v.isFinite else { return 0 }
+      return min(limit, max(0, Int((v * Double(limit)).rounded())))
+    }
+    var x0 = clampIndex(rect.x, width), x1 = clampIndex(rect.maxX, width)
+    var y0 = clampIndex(rect.y, height), y1 = clampIndex(rect.maxY, height)
+    if x1 <= x0 {
+      x0 = min(x0, width - 1)
+      x1 = x0 + 1
+    }
+    if y1 <= y0 {
+      y0 = min(y0, height - 1)
+      y1 = y0 + 1
+    }
+    return (x0, y0, x1, y1)
+  }
+}

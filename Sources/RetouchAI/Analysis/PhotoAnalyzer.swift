@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import RetouchCore
+import RetouchIO
+import RetouchRender
+
+/// Measures a photo: exposure, colour cast, faces, subject, grain, softness and scene.
+///
+/// Everything except grain is measured on a small upright copy (long edge 512...640 px, see
+/// ``analysisCopy(of:)``); grain needs the full-resolution pixels. A value type without state:
+/// safe to use from any task. Same input, same result, bit for bit (sums run over fixed bands and
+/// are added in order, whatever the thread count).
+///
+/// Cost (release build, 2-core build machine): the copy of a 12 MP photo ≈ 4 ms, the
+/// measurements on it ≈ 3–5 ms plus face detection, grain on a 12 MP photo ≈ 5 ms.
+public struct PhotoAnalyzer: Sendable {
+  public init() {}
+
+  /// Builds the lookup tables the first analysis would otherwise build. Cheap; calling it again
+  /// does nothing.
+  public static func prewarm() {
+    PixelStatistics.prewarm()
+  }
+
+  /// The 8-bit RGB copy, long edge about 512 px, that ``analyzeSmall(_:fullSize:metadata:)``
+  /// expects. Box (area) reduction by an integer factor, then bilinear for the rest when needed;
+  /// photos up to 640 px are only converted to 8-bit RGB. Alpha is dropped.
+  public static func analysisCopy(of image: Image) -> Image {
+    AnalysisCopy.make(from: image)
+  }
+
+  /// Measures `image`, the upright photo at any size (8- or 16-bit RGB or RGBA).
+  ///
+  /// - Parameters:
+  ///   - metadata: the file's metadata; its EXIF exposure facts tell a photo that is dark on
+  ///     purpose from an underexposed one. Without it that call is more conservative (see
+  ///     ``ExposureAnalysis/isDarkOnPurpose``).
+  ///   - measureNoise: measure grain at full resolution (≈ 5 ms on 12 MP); nil when false.
+  public func analyze(_ image: Image, metadata: PhotoMetadata?, measureNoise: Bool) -> PhotoAnalysis {
+    let small = Self.analysisCopy(of: image)
+    let noise = measureNoise ? Self.noise(of: image, meanLuma: nil) : nil
+    var analysis = analyzeSmall(small, fullSize: image.size, metadata: metadata)
+    if let noise {
+      analysis.noise = Self.noiseAnalysis(sigma: noise, meanLuma: Self.meanLuma(of: analysis))
+    }
+    return analysis
+  }
+
+  /// Measures an analysis copy the caller already made with ``analysisCopy(of:)`` (or any 8-bit
+  /// RGB(A) image of about 512 px), without grain (``PhotoAnalysis/noise`` is nil).
+  ///
+  /// - Parameter fullSize: the size of the full photo the copy stands for
+  ///   (``PhotoAnalysis/pixelSize``).
+  public func analyzeSmall(_ small: Image, fullSize: PixelSize, metadata: PhotoMetadata?) -> PhotoAnalysis {
+    let copy = small.format == .rgb8 ? small : AnalysisCopy.make(from: small)
+    let faces = FaceDetector().detect(in: copy)
+    let subject = SubjectFinder.findSubject(in: copy, faces: faces)
+    let capture = Self.captureFacts(metadata)
+    let stats = PixelStatistics(copy)
+    let (exposure, darkIntent) = ExposureMeasurement.measure(
+      .init(stats: stats, subject: subject, faces: faces, capture: capture))
+    let color = ColorMeasurement.measure(stats, exposure: exposure, darkIntent: darkIntent)
+    let sharpness = SharpnessMeasurement.measure(stats, subject: subject)
+    var analysis = PhotoAnalysis(
+      pixelSize: fullSize, exposure: exposure, color: color, faces: faces, subject: subject,
+      noise: nil, sharpness: sharpness, sceneScores: [:], capture: capture)
+    analysis.exposure.meanLuma = stats.totals.lumaSum / Double(max(1, stats.pixelCount)) / 255
+    analysis.sceneScores = SceneClassifier.scores(for: copy, analysis: analysis)
+    return analysis
+  }
+
+  /// Grain of the full-resolution photo, to add to an analysis made with
+  /// ``analyzeSmall(_:fullSize:metadata:)``.
+  public func measureNoise(of image: Image, analysis: PhotoAnalysis) -> NoiseAnalysis? {
+    Self.noise(of: image, meanLuma: nil).map {
+      Self.noiseAnalysis(sigma: $0, meanLuma: Self.meanLuma(of: analysis))
+    }
+  }
+
+  static func noise(of image: Image, meanLuma: Double?) -> Double? {
+    NoiseMeasurement.sigma(of: image)
+  }
+
+  static func meanLuma(of analysis: PhotoAnalysis) -> Double { analysis.exposure.meanLuma }
+
+  static func noiseAnalysis(sigma: Double, meanLuma: Double) -> NoiseAnalysis {
+    NoiseAnalysis(sigma: sigma, relativeSigma: sigma / 255 / max(meanLuma, 1.0 / 255))
+  }
+
+  /// The EXIF exposure facts of `metadata` (all nil without it).
+  static func captureFacts(_ metadata: PhotoMetadata?) -> CaptureFacts {
+    guard let m = metadata else { return CaptureFacts() }
+    return CaptureFacts(
+      exposureTime: m.exposureTime, fNumber: m.fNumber, iso: m.iso,
+      brightnessValue: m.brightnessValue, flashFired: m.flash?.fired)
+  }
+}

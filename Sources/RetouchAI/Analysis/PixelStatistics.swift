@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Dispatch
+import Foundation
+import RetouchCore
+import RetouchRender
+
+/// The sums one fused pass over the analysis copy collects for the exposure and colour
+/// measurements, plus two planes the later measurements read (linear luminance and 8-bit luma).
+///
+/// The pass runs over a fixed number of row bands (``bandCount``, whatever the thread count);
+/// each band fills its own partial sums and the partials are added in band order, so every
+/// floating-point result is bit-identical from run to run and machine thread count to count.
+struct PixelStatistics {
+  /// Row bands of the fused pass (fixed so float sums do not depend on the thread count).
+  static let bandCount = 8
+  /// Bins of the luminance histogram over linear Y in 0...1 (bin `i` holds Y ≈ i / (bins − 1)).
+  static let histogramBins = 16384
+  /// Minkowski norm of the shades-of-gray estimate (Finlayson & Trezzi 2004; p = 6 does well on
+  /// their benchmarks). The pass computes c⁶ as (c²)³, so the power is fixed here.
+  static let shadesOfGrayPower = 6.0
+  /// Minkowski norm of the gray-edge estimate (van de Weijer, Gevers & Gijsenij 2007).
+  static let grayEdgePower = 2.0
+
+  let width: Int
+  let height: Int
+  /// Counts of linear luminance, ``histogramBins`` bins.
+  var histogram: [Int]
+  /// The pass's sums, added band by band in order.
+  var totals: BandSums
+  /// Linear Rec. 709 (or P3) luminance per pixel, row-major.
+  var luminancePlane: [Float]
+  /// Encoded Rec. 601 luma per pixel, 0...255, row-major (sharpness).
+  var lumaPlane: [Float]
+
+  var pixelCount: Int { width * height }
+
+  /// L* (0...100) at the centre of each histogram bin.
+  static let lightnessOfBin: [Float] = (0..<histogramBins).map { i in
+    Float(lightness(Double(i) / Double(histogramBins - 1)))
+  }
+
+  /// CIE f(t) for Lab (CIE 15:2004), tabulated at 4096 points over t in 0...1.
+  static let labF: [Float] = (0..<4096).map { i in
+    let t = Double(i) / 4095
+    return Float(t > 216.0 / 24389 ? cbrt(t) : (24389.0 / 27 * t + 16) / 116)
+  }
+
+  /// CIE L* of a relative luminance in 0...1.
+  static func lightness(_ y: Double) -> Double {
+    y > 216.0 / 24389 ? 116 * cbrt(y) - 16 : 24389.0 / 27 * y
+  }
+
+  /// Touches the tables so the first analysis does not build them.
+  static func prewarm() {
+    _ = lightnessOfBin.count + labF.count + SRGBTables.decode8.count
+  }
+
+  /// Measures `image`, an 8-bit RGB analysis copy.
+  init(_ image: Image) {
+    precondition(image.format == .rgb8, "analysis copies are 8-bit RGB")
+    let w = image.width, h = image.height
+    width = w
+    height = h
+    let bins = Self.histogramBins
+    let bands = ParallelBands.bandRanges(rows: h, count: Self.bandCount)
+    let bandTotal = bands.count
+    var partials = [BandSums](repeating: BandSums(), count: bandTotal)
+    var histograms = [UInt32](repeating: 0, count: bandTotal * bins)
+    var yPlane = [Float](repeating: 0, count: w * h)
+    var lPlane = [Float](repeating: 0, count: w * h)
+    let toXYZ = image.colorSpace.toXYZ.map(Float.init)
+    let weights = image.colorSpace.lumaWeights
+    image.withUnsafeBytes { raw in
+      guard let base = raw.baseAddress else { return }
+      let src = SendableRawPointer(base)
+      partials.withUnsafeMutableBufferPointer { partialBuffer in
+        histograms.withUnsafeMutableBufferPointer { histBuffer in
+          yPlane.withUnsafeMutableBufferPointer { yBuffer in
+            lPlane.withUnsafeMutableBufferPointer { lBuffer in
+              guard let pb = partialBuffer.baseAddress, let hb = histBuffer.baseAddress,
+                let yb = yBuffer.baseAddress, let lb = lBuffer.baseAddress
+              else { return }
+              let pPtr = SendableRawPointer(UnsafeMutableRawPointer(pb))
+              let hPtr = SendableRawPointer(UnsafeMutableRawPointer(hb))
+              let yPtr = SendableRawPointer(UnsafeMutableRawPointer(yb))
+              let lPtr = SendableRawPointer(UnsafeMutableRawPointer(lb))
+              let context = PassContext(
+                width: w, height: h, toXYZ: toXYZ, weights: (weights.r, weights.g, weights.b))
+              ParallelBands.forEach(rows: bandTotal, minimumBandHeight: 1) { bandIndices in
+                for band in bandIndices {
+                  let sums = context.run(
+                    rows: bands[band], source: src.pointer.assumingMemoryBound(to: UInt8.self),
+                    histogram: hPtr.pointer.assumingMemoryBound(to: UInt32.self) + band * bins,
+                    luminance: yPtr.pointer.assumingMemoryBound(to: Float.self),
+                    luma: lPtr.pointer.assumingMemoryBound(to: Float.self))
+                  (pPtr.pointer.assumingMemoryBound(to: BandSums.self) + band).pointee = sums
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    var hist = [Int](repeating: 0, count: bins)
+    for band in 0..<bandTotal {
+      let offset = band * bins
+      for i in 0..<bins { hist[i] += Int(histograms[offset + i]) }
+    }
+    var total = BandSums()
+    for p in partials { total.add(p) }
+    histogram = hist
+    totals = total
+    luminancePlane = yPlane
+    lumaPlane = lPlane
+  }
+}
+
+/// Sums of the fused pass: one per band (a plain struct, so bands never share memory), then
+/// the total.
+struct BandSums {
+  /// Pixels with every channel at or below 2/255.
+  var shadowClipped = 0
+  /// Pixels with a channel at or above 253/255.
+  var highlightClipped = 0
+  /// Pixels trusted for the illuminant estimate (not clipped, not very dark, not very saturated).
+  var trustedCount = 0
+  /// Σ c⁶ over trusted pixels, per linear channel.
+  var shadesOfGray = SIMD3<Double>(repeating: 0)
+  /// Σ |∇c|² over trusted neighbouring pixels, per linear channel.
+  var grayEdge = SIMD3<Double>(repeating: 0)
+  /// Number of gradient samples in ``grayEdge``.
+  var edgeCount = 0
+  /// Σ C*ab over all pixels.
+  var chromaSum = 0.0
+  /// Σ of the colour-mixer band weights of colourful pixels, one per band (red … magenta).
+  var hue0 = 0.0, hue1 = 0.0, hue2 = 0.0, hue3 = 0.0
+  var hue4 = 0.0, hue5 = 0.0, hue6 = 0.0, hue7 = 0.0
+  /// Σ of encoded Rec. 601 luma, 0...255 (the grain measure's reference brightness).
+  var lumaSum = 0.0
+
+  /// The eight hue-band sums in band order.
+  var hueWeights: [Double] { [hue0, hue1, hue2, hue3, hue4, hue5, hue6, hue7] }
+
+  mutating func add(_ o: BandSums) {
+    shadowClipped += o.shadowClipped
+    highlightClipped += o.highlightClipped
+    trustedCount += o.trustedCount
+    shadesOfGray += o.shadesOfGray
+    grayEdge += o.grayEdge
+    edgeCount += o.edgeCount
+    chromaSum += o.chromaSum
+    hue0 += o.hue0
+    hue1 += o.hue1
+    hue2 += o.hue2
+    hue3 += o.hue3
+    hue4 += o.hue4
+    hue5 += o.hue5
+    hue6 += o.hue6
+    hue7 += o.hue7
+    lumaSum += o.lumaSum
+  }
+
+  mutating func addHue(band: Int, _ w: Double) {
+    switch band {
+    case 0: hue0 += w
+    case 1: hue1 += w
+    case 2: hue2 += w
+    case 3: hue3 += w
+    case 4: hue4 += w
+    case 5: hue5 += w
+    case 6: hue6 += w
+    default: hue7 += w
+    }
+  }
+}
+
+/// The per-pixel work of the fused pass.
+private struct PassContext: Sendable {
+  let width: Int
+  let height: Int
+  let toXYZ: [Float]
+  let weights: (Float, Float, Float)
+
+  /// Encoded code value at or above which a channel counts as blown (highlight clipping).
+  static let highlightCode: UInt8 = 253
+  /// Encoded code value at or below which a channel counts as crushed (shadow clipping).
+  static let shadowCode: UInt8 = 2
+  /// Pixels with a channel at or above this code are left out of the illuminant estimate
+  /// (clipped channels lie about the light's colour).
+  static let trustedMaxCode: UInt8 = 250
+  /// Pixels darker than this linear luminance are left out (L* ≈ 7: noise and crushed blacks).
+  static let trustedMinLuminance: Float = 0.008
+  /// Pixels whose linear saturation (max − min) / max exceeds this are left out: strongly
+  /// coloured objects say more about the object than the light. A 0.3 warm cast on a grey
+  /// (gains 1.3 / 0.77) is 0.41, tungsten light about 0.6, so casts stay in.
+  static let trustedMaxSaturation: Float = 0.75
+
+  func run(
+    rows: Range<Int>, source: UnsafePointer<UInt8>, histogram: UnsafeMutablePointer<UInt32>,
+    luminance: UnsafeMutablePointer<Float>, luma: UnsafeMutablePointer<Float>
+  ) -> BandSums {
+    var s = BandSums()
+    let decode = SRGBTables.decode8
+    let labF = PixelStatistics.labF
+    let binScale = Float(PixelStatistics.histogramBins - 1)
+    let maxBin = PixelStatistics.histogramBins - 1
+    let (wr, wg, wb) = weights
+    let m = toXYZ
+    // D65 white of the XYZ matrices (Y = 1).
+    let xn: Float = m[0] + m[1] + m[2]
+    let zn: Float = m[6] + m[7] + m[8]
+    let centers = Self.bandCenters
+    decode.withUnsafeBufferPointer { dec in
+      labF.withUnsafeBufferPointer { fTable in
+       centers.withUnsafeBufferPointer { centers in
+        for y in rows {
+          let row = source + y * width * 3
+          let next = y + 1 < height ? row + width * 3 : nil
+          var rowSoG = SIMD3<Double>(repeating: 0)
+          var rowEdge = SIMD3<Double>(repeating: 0)
+          var rowChroma = 0.0
+          var rowLuma = 0.0
+          for x in 0..<width {
+            let p = row + x * 3
+            let r8 = p[0], g8 = p[1], b8 = p[2]
+            let lr = dec[Int(r8)], lg = dec[Int(g8)], lb = dec[Int(b8)]
+            let yLin = wr * lr + wg * lg + wb * lb
+            let i = y * width + x
+            luminance[i] = yLin
+            let l601 = 0.299 * Float(r8) + 0.587 * Float(g8) + 0.114 * Float(b8)
+            luma[i] = l601
+            rowLuma += Double(l601)
+            let bin = min(maxBin, max(0, Int(yLin * binScale + 0.5)))
+            histogram[bin] &+= 1
+            let hi8 = max(r8, g8, b8)
+            if hi8 >= Self.highlightCode { s.highlightClipped += 1 }
+            if hi8 <= Self.shadowCode { s.shadowClipped += 1 }
+
+            // Illuminant: shades of gray and gray edge over trusted pixels.
+            let mx = max(lr, lg, lb), mn = min(lr, lg, lb)
+            let trusted =
+              hi8 < Self.trustedMaxCode && yLin > Self.trustedMinLuminance
+              && (mx - mn) <= Self.trustedMaxSaturation * mx
+            if trusted {
+              s.trustedCount += 1
+              var v = SIMD3<Double>(Double(lr), Double(lg), Double(lb))
+              let v2 = v * v
+              v = v2 * v2 * v2
+              rowSoG += v
+              if x + 1 < width, let next {
+                let q = p + 3, d = next + x * 3
+                let qMax = max(q[0], q[1], q[2]), dMax = max(d[0], d[1], d[2])
+                if qMax < Self.trustedMaxCode && dMax < Self.trustedMaxCode {
+                  let dxr = dec[Int(q[0])] - lr, dxg = dec[Int(q[1])] - lg
+                  let dxb = dec[Int(q[2])] - lb
+                  let dyr = dec[Int(d[0])] - lr, dyg = dec[Int(d[1])] - lg
+                  let dyb = dec[Int(d[2])] - lb
+                  rowEdge += SIMD3(
+                    Double(dxr * dxr + dyr * dyr), Double(dxg * dxg + dyg * dyg),
+                    Double(dxb * dxb + dyb * dyb))
+                  s.edgeCount += 1
+                }
+              }
+            }
+
+            // Chroma C*ab (CIE 1976) through the f(t) table.
+            let X = m[0] * lr + m[1] * lg + m[2] * lb
+            let Z = m[6] * lr + m[7] * lg + m[8] * lb
+            let fx = fTable[min(4095, max(0, Int(X / xn * 4095 + 0.5)))]
+            let fy = fTable[min(4095, max(0, Int(yLin * 4095 + 0.5)))]
+            let fz = fTable[min(4095, max(0, Int(Z / zn * 4095 + 0.5)))]
+            let a = 500 * (fx - fy), bb = 200 * (fy - fz)
+            rowChroma += Double((a * a + bb * bb).squareRoot())
+
+            // Hue shares, split between the two mixer bands that bracket the HSV hue.
+            let e8max = hi8, e8min = min(r8, g8, b8)
+            if e8max > e8min {
+              let c = Float(e8max - e8min) / 255
+              let t = min(1, c / 0.15)
+              let weight = t * t * (3 - 2 * t)
+              let hue = Self.hue(r8, g8, b8, max: e8max, chroma: Int(e8max - e8min))
+              let (band, lower, upper) = Self.bandIndex(hue, centers: centers)
+              let u = (hue - lower) / (upper - lower)
+              let wi = 0.5 + 0.5 * cosf(Float.pi * u)
+              s.addHue(band: band, Double(weight * wi))
+              s.addHue(band: (band + 1) & 7, Double(weight * (1 - wi)))
+            }
+          }
+          s.shadesOfGray += rowSoG
+          s.grayEdge += rowEdge
+          s.chromaSum += rowChroma
+          s.lumaSum += rowLuma
+        }
+       }
+      }
+    }
+    return s
+  }
+
+  /// HSV hue in degrees (0..<360) of encoded 8-bit RGB.
+  @inline(__always)
+  static func hue(_ r: UInt8, _ g: UInt8, _ b: UInt8, max mx: UInt8, chroma c: Int) -> Float {
+    let cf = Float(c)
+    var h: Float
+    if mx == r {
+      h = Float(Int(g) - Int(b)) / cf
+      if h < 0 { h += 6 }
+    } else if mx == g {
+      h = Float(Int(b) - Int(r)) / cf + 2
+    } else {
+      h = Float(Int(r) - Int(g)) / cf + 4
+    }
+    return min(h * 60, 359.999)
+  }
+
+  /// Centres of RetouchRender's colour-mixer bands (``ColorBand/centerHue``), ascending, with
+  /// the first repeated at 360° to close the circle.
+  static let bandCenters: [Float] = ColorBand.allCases.map { Float($0.centerHue) } + [360]
+
+  /// The colour-mixer band whose centre is at or below `h`, and the two centres that bracket
+  /// `h` — the split RetouchRender's mixer uses, so the shares say what each slider would move.
+  @inline(__always)
+  static func bandIndex(_ h: Float, centers: UnsafeBufferPointer<Float>) -> (Int, Float, Float) {
+    var i = 0
+    while i < 7 && h >= centers[i + 1] { i += 1 }
+    return (i, centers[i], centers[i + 1])
+  }
+}

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchAI
+import RetouchCore
+import RetouchIO
+import RetouchRender
+import RetouchTestSupport
+import Testing
+
+/// Photos and synthetic degradations of them, at the evaluation harness's size (768 px).
+enum AnalysisFixtures {
+  static func decode(_ id: String, longEdge: Int = 768) throws -> DecodedImage {
+    var options = DecodeOptions()
+    options.minimumLongEdge = longEdge
+    var decoded = try ImageDecoder(options: options).decode(SharedPhotos.url(id))
+    decoded.image = decoded.image.resized(toFitLongEdge: longEdge)
+    return decoded
+  }
+
+  /// Multiplies each channel's linear light by a gain, clips at 1 and re-encodes (sRGB curve),
+  /// like the harness's exposure and white-balance degradations.
+  static func gained(_ image: Image, _ r: Double, _ g: Double, _ b: Double) -> Image {
+    mapped(image) { c, v in
+      let gain = c == 0 ? r : c == 1 ? g : b
+      return SRGBTables.encodeExact(min(1, SRGBTables.decodeExact(v) * gain))
+    }
+  }
+
+  /// Calls `transform(channel, value 0...1)` on every RGB component of an 8-bit image.
+  static func mapped(_ image: Image, _ transform: (Int, Double) -> Double) -> Image {
+    var out = image
+    let n = image.format.channelCount
+    out.withUnsafeMutableBytes { raw in
+      for i in 0..<(image.pixelCount) {
+        for c in 0..<3 {
+          let v = Double(raw[i * n + c]) / 255
+          raw[i * n + c] = UInt8(max(0, min(255, (transform(c, v) * 255).rounded())))
+        }
+      }
+    }
+    return out
+  }
+
+  /// Adds seeded Gaussian noise of `sigma` code values to every component.
+  static func noisy(_ image: Image, sigma: Double, seed: UInt64) -> Image {
+    var random = SeededRandom(seed: seed)
+    return mapped(image) { _, v in
+      // Box–Muller.
+      let u1 = max(Double.ulpOfOne, Double(random.next() >> 11) / Double(1 << 53))
+      let u2 = Double(random.next() >> 11) / Double(1 << 53)
+      let z = (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
+      return v + z * sigma / 255
+    }
+  }
+
+  /// A separable Gaussian blur of the encoded values (σ in pixels, kernel ±3σ, edges clamped).
+  static func blurred(_ image: Image, sigma: Double) -> Image {
+    let radius = Int((3 * sigma).rounded(.up))
+    var kernel = (-radius...radius).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
+    let total = kernel.reduce(0, +)
+    kernel = kernel.map { $0 / total }
+    let w = image.width, h = image.height, n = image.format.channelCount
+    var planes = [[Double]](repeating: [Double](repeating: 0, count: w * h), count: 3)
+    image.withUnsafeBytes { raw in
+      for i in 0..<(w * h) { for c in 0..<3 { planes[c][i] = Double(raw[i * n + c]) } }
+    }
+    for c in 0..<3 {
+      var tmp = [Double](repeating: 0, count: w * h)
+      for y in 0..<h {
+        for x in 0..<w {
+          var s = 0.0
+          for k in -radius...radius { s += kernel[k + radius] * planes[c][y * w + min(w - 1, max(0, x + k))] }
+          tmp[y * w + x] = s
+        }
+      }
+      for y in 0..<h {
+        for x in 0..<w {
+          var s = 0.0
+          for k in -radius...radius { s += kernel[k + radius] * tmp[min(h - 1, max(0, y + k)) * w + x] }
+          planes[c][y * w + x] = s
+        }
+      }
+    }
+    var out = image
+    out.withUnsafeMutableBytes { raw in
+      for i in 0..<(w * h) {
+        for c in 0..<3 { raw[i * n + c] = UInt8(max(0, min(255, planes[c][i].rounded()))) }
+      }
+    }
+    return out
+  }
+}
+
+@Suite("Photo analysis: exposure")
+struct ExposureAnalysisTests {
+  let analyzer = PhotoAnalyzer()
+
+  /// An underexposed copy reads darker and asks for about the exposure it lost.
+  @Test func darkenedCopyAsksToBeBrightened() throws {
+    let original = try AnalysisFixtures.decode("d08").image
+    let dark = AnalysisFixtures.gained(original, 0.25, 0.25, 0.25)  // −2 EV
+    let a = analyzer.analyze(original, metadata: nil, measureNoise: false).exposure
+    let b = analyzer.analyze(dark, metadata: nil, measureNoise: false).exposure
+    #expect(b.keyLuminance < a.keyLuminance * 0.4)
+    #expect(b.meanLuminance < a.meanLuminance * 0.3)
+    // The landscape itself needs next to nothing; the −2 EV copy gets most of the 2 EV back.
+    #expect(abs(a.suggestedEV) < 0.35, "original: \(a.suggestedEV)")
+    #expect(b.suggestedEV > 1.4 && b.suggestedEV < 2.6, "−2 EV copy: \(b.suggestedEV)")
+    #expect(!b.isDarkOnPurpose)
+  }
+
+  /// An overexposed copy with blown highlights asks to be darkened.
+  @Test func overexposedCopyAsksToBeDarkened() throws {
+    let original = try AnalysisFixtures.decode("g47").image
+    let bright = AnalysisFixtures.gained(original, 2.5, 2.5, 2.5)
+    let b = analyzer.analyze(bright, metadata: nil, measureNoise: false).exposure
+    #expect(b.suggestedEV < -0.3, "+1.3 EV copy: \(b.suggestedEV)")
+    #expect(b.highlightClipping > 0.05)
+  }
+
+  /// Clipping counts: a synthetic image with known shares of crushed and blown pixels.
+  @Test func clippingShares() {
+    var image = Image(width: 100, height: 100, format: .rgb8)
+    image.withUnsafeMutableBytes { raw in
+      for y in 0..<100 {
+        for x in 0..<100 {
+          let i = (y * 100 + x) * 3
+          let (r, g, b): (UInt8, UInt8, UInt8) =
+            y < 10 ? (1, 2, 0)  // 10 % crushed
+            : y < 30 ? (255, 120, 90)  // 20 % with one blown channel
+            : (UInt8(60 + x), 110, UInt8(140 - x / 2))
+          raw[i] = r
+          raw[i + 1] = g
+          raw[i + 2] = b
+        }
+      }
+    }
+    let e = analyzer.analyze(image, metadata: nil, measureNoise: false).exposure
+    #expect(abs(e.shadowClipping - 0.10) < 1e-9)
+    #expect(abs(e.highlightClipping - 0.20) < 1e-9)
+    #expect(e.lightnessPercentiles.count == 7)
+    #expect(e.lightnessPercentiles == e.lightnessPercentiles.sorted())
+  }
+
+  /// g89 (18 MP, nothing above ~24/255, shot at EV100 12) is underexposed, not dark on purpose.
+  @Test func severelyUnderexposedRoom() throws {
+    let decoded = try AnalysisFixtures.decode("g89", longEdge: 1536)
+    let e = analyzer.analyze(decoded.image, metadata: decoded.metadata, measureNoise: false).exposure
+    #expect(e.suggestedEV >= 3)
+    #expect(!e.isDarkOnPurpose)
+    #expect(e.sceneEV100 ?? 0 > 11)
+  }
+
+  /// g66 (casino at night, 1/8 s at f/4.9): with its EXIF it is dark on purpose and barely
+  /// brightened; the same pixels without metadata are brightened more.
+  @Test func nightPhotoWithAndWithoutEXIF() throws {
+    let decoded = try AnalysisFixtures.decode("g66", longEdge: 1536)
+    let withEXIF = analyzer.analyze(decoded.image, metadata: decoded.metadata, measureNoise: false)
+    let without = analyzer.analyze(decoded.image, metadata: nil, measureNoise: false)
+    #expect(withEXIF.exposure.isDarkOnPurpose)
+    #expect(withEXIF.exposure.sceneEV100 ?? 99 < 8)
+    #expect(withEXIF.exposure.suggestedEV <= 0.7)
+    #expect(without.exposure.sceneEV100 == nil)
+    #expect(without.exposure.suggestedEV > withEXIF.exposure.suggestedEV + 0.5)
+  }
+
+  /// The same dark pixels said to be shot at a daylight exposure are not dark on purpose.
+  @Test func darkPhotoAtBrightExposureIsNotOnPurpose() throws {
+    let decoded = try AnalysisFixtures.decode("g66", longEdge: 1536)
+    var metadata = decoded.metadata
+    metadata.exposureTime = 1.0 / 500
+    metadata.fNumber = 8
+    metadata.iso = 100
+    let e = analyzer.analyze(decoded.image, metadata: metadata, measureNoise: false).exposure
+    #expect(!e.isDarkOnPurpose)
+    #expect(e.suggestedEV > 1)
+  }
+}
+
+@Suite("Photo analysis: colour cast")
+struct ColorAnalysisTests {
+  let analyzer = PhotoAnalyzer()
+
+  /// The harness's warm cast (gains 1.3, 1, 1/1.3 normalised for a grey's luminance) moves the
+  /// warmth by about log2(1.3²) = 0.76; the untouched landscape reads nearly neutral.
+  @Test func warmCastIsMeasured() throws {
+    let original = try AnalysisFixtures.decode("d08").image
+    let s = 1.3
+    let norm = 1 / (0.2126 * s + 0.7152 + 0.0722 / s)
+    let warm = AnalysisFixtures.gained(original, s * norm, norm, norm / s)
+    let a = analyzer.analyze(original, metadata: nil, measureNoise: false).color
+    let b = analyzer.analyze(warm, metadata: nil, measureNoise: false).color
+    #expect(abs(a.warmth) < 0.2, "original warmth \(a.warmth)")
+    #expect(abs(a.greenTint) < 0.2, "original tint \(a.greenTint)")
+    #expect(a.confidence > 0.6)
+    #expect(b.warmth > 0.5, "warm copy \(b.warmth)")
+    #expect(abs((b.warmth - a.warmth) - 2 * log2(s)) < 0.2)
+  }
+
+  /// A large saturated red object on a neutral, textured scene is an object, not a cast.
+  @Test func largeRedObjectIsNotACast() {
+    let w = 480, h = 360
+    var image = Image(width: w, height: h, format: .rgb8)
+    var random = SeededRandom(seed: 7)
+    image.withUnsafeMutableBytes { raw in
+      for y in 0..<h {
+        for x in 0..<w {
+          let i = (y * w + x) * 3
+          let inObject = x > 100 && x < 400 && y > 60 && y < 300  // 42 % of the frame
+          if inObject {
+            let shade = UInt8(150 + (x + y) % 40)
+            raw[i] = shade
+            raw[i + 1] = UInt8(20 + Int(random.next() % 10))
+            raw[i + 2] = UInt8(25 + Int(random.next() % 10))
+          } else {
+            let v = UInt8(40 + (x / 8 * 13 + y / 8 * 29) % 180)
+            raw[i] = v
+            raw[i + 1] = v
+            raw[i + 2] = v
+          }
+        }
+      }
+    }
+    let c = analyzer.analyze(image, metadata: nil, measureNoise: false).color
+    #expect(abs(c.warmth) < 0.2, "warmth \(c.warmth)")
+    #expect(abs(c.greenTint) < 0.2, "tint \(c.greenTint)")
+    // The red object shows up in the red band of the hue shares.
+    #expect(c.hueShares[0] > 0.5)
+    #expect(abs(c.hueShares.reduce(0, +) - 1) < 1e-9)
+  }
+}
+
+@Suite("Photo analysis: grain and softness")
+struct GrainAndSoftnessTests {
+  let analyzer = PhotoAnalyzer()
+
+  /// Added Gaussian noise of σ = 6 code values raises the estimate to about √(σ₀² + 6²)
+  /// (the luma of three independent channels has σ·√(0.299² + 0.587² + 0.114²) ≈ 0.67σ).
+  @Test func addedNoiseIsMeasured() throws {
+    let original = try AnalysisFixtures.decode("d08").image
+    let noisy = AnalysisFixtures.noisy(original, sigma: 6, seed: 42)
+    let a = try #require(analyzer.analyze(original, metadata: nil, measureNoise: true).noise)
+    let b = try #require(analyzer.analyze(noisy, metadata: nil, measureNoise: true).noise)
+    let added = 6 * (0.299 * 0.299 + 0.587 * 0.587 + 0.114 * 0.114).squareRoot()
+    let expected = (a.sigma * a.sigma + added * added).squareRoot()
+    #expect(a.sigma < 1.5, "original σ \(a.sigma)")
+    #expect(abs(b.sigma - expected) < 0.3 * expected, "noisy σ \(b.sigma), expected \(expected)")
+    #expect(b.relativeSigma > a.relativeSigma * 2)
+  }
+
+  /// A Gaussian blur of σ = 2 px at 768 px (the harness's strong blur) reads soft; the sharp
+  /// originals do not.
+  @Test(arguments: ["d08", "g47"])
+  func blurredCopyIsSoft(id: String) throws {
+    let original = try AnalysisFixtures.decode(id).image
+    let blurred = AnalysisFixtures.blurred(original, sigma: 2)
+    let a = analyzer.analyze(original, metadata: nil, measureNoise: false).sharpness
+    let b = analyzer.analyze(blurred, metadata: nil, measureNoise: false).sharpness
+    #expect(!a.isSoft, "original fall-off \(a.subjectFalloff)")
+    #expect(b.isSoft, "blurred fall-off \(b.subjectFalloff)")
+    #expect(b.subjectSharpness < a.subjectSharpness - 1)
+    #expect(b.subjectFalloff < a.subjectFalloff - 0.5)
+  }
+
+  /// topSuggestion-style analysis skips grain.
+  @Test func grainIsOptional() throws {
+    let original = try AnalysisFixtures.decode("g47").image
+    #expect(analyzer.analyze(original, metadata: nil, measureNoise: false).noise == nil)
+  }
+}
+
+@Suite("Photo analysis: determinism and real photos")
+struct AnalysisDeterminismTests {
+  /// Same input, same analysis, bit for bit (and the same as JSON).
+  @Test func sameInputSameResult() throws {
+    let decoded = try AnalysisFixtures.decode("g47")
+    let a = PhotoAnalyzer().analyze(decoded.image, metadata: decoded.metadata, measureNoise: true)
+    let b = PhotoAnalyzer().analyze(decoded.image, metadata: decoded.metadata, measureNoise: true)
+    #expect(a == b)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    #expect(try encoder.encode(a) == encoder.encode(b))
+    #expect(try JSONDecoder().decode(PhotoAnalysis.self, from: encoder.encode(a)) == a)
+  }
+
+  /// The small-copy entry point gives what the full one gives when handed the same copy.
+  @Test func analyzeSmallMatchesAnalyze() throws {
+    let decoded = try AnalysisFixtures.decode("d08", longEdge: 1536)
+    let full = PhotoAnalyzer().analyze(decoded.image, metadata: nil, measureNoise: false)
+    let small = PhotoAnalyzer.analysisCopy(of: decoded.image)
+    #expect(small.size.longEdge >= 512 && small.size.longEdge <= 640)
+    let fromSmall = PhotoAnalyzer().analyzeSmall(small, fullSize: decoded.image.size, metadata: nil)
+    #expect(fromSmall == full)
+    #expect(full.pixelSize == decoded.image.size)
+  }
+
+  /// d08, a good landscape: little to change.
+  @Test func goodLandscapeNeedsLittle() throws {
+    let decoded = try AnalysisFixtures.decode("d08", longEdge: 1536)
+    let a = PhotoAnalyzer().analyze(decoded.image, metadata: decoded.metadata, measureNoise: false)
+    #expect(abs(a.exposure.suggestedEV) < 0.3)
+    #expect(abs(a.color.warmth) < 0.2 && abs(a.color.greenTint) < 0.2)
+    #expect(a.color.confidence > 0.6)
+    #expect(!a.exposure.isDarkOnPurpose)
+    #expect(!a.sharpness.isSoft)
+  }
+}
