@@ -156,7 +156,7 @@ extension Recipe {
 /// `start` to all of it at `full`, scaled by the estimate's confidence.
 enum CastRemoval {
   /// The blue–amber axis (log2 R/B of the illuminant).
-  static let warmthRamp = (start: 0.3, full: 0.65)
+  static let warmthRamp = (start: 0.25, full: 0.55)
   /// The green–magenta axis (log2 G/√(R·B)); narrower, as cameras and scenes vary less there.
   static let tintRamp = (start: 0.12, full: 0.3)
 

@@ -61,24 +61,23 @@ extension Recipe {
   public static let enhance = Recipe(
     "enhance", LocalizedText("Enhance", zh: "增强"), symbol: "wand.and.stars", kind: .correction
   ) { a in
+    // Only what the photo needs: a part that is merely possible (a little blown sky) stays out.
     var parts = enhanceParts.compactMap { r in r.propose(a).map { (r.id, $0) } }
+      .filter { SuggestionRanker.isFix($0.1) }
     // Exposure already moves what these would: after Brighten, blacks that were crushed by the
     // underexposure stay dark (lifting them would grey them); after Darken, highlights come
     // down with everything else.
     let ids = Set(parts.map(\.0))
     if ids.contains("brighten") { parts.removeAll { $0.0 == "lift-shadows" } }
     if ids.contains("darken") { parts.removeAll { $0.0 == "recover-highlights" } }
-    if let veil = punch.propose(a), veil.need > 0 { parts.append(("punch", veil)) }
+    if let veil = punch.propose(a), SuggestionRanker.isFix(veil) { parts.append(("punch", veil)) }
     guard parts.count >= 2 else { return nil }
     var config = EditConfig.neutral
     for (_, p) in parts { config = config.combined(with: p.config) }
-    // Exposure and a veil fit both move the tone: the fit already includes exposure, so the
-    // sum would double it; keep the larger move.
-    if let veil = parts.first(where: { $0.0 == "punch" })?.1,
-      let exposureFix = parts.first(where: { $0.0 == "brighten" || $0.0 == "darken" })?.1
-    {
-      let e1 = veil.config.value(of: .exposure), e2 = exposureFix.config.value(of: .exposure)
-      config = config.setting(.exposure, to: abs(e1) > abs(e2) ? e1 : e2)
+    // The veil fit already chose the exposure that goes with removing the veil (a veiled photo
+    // also measures too bright): its exposure replaces the sum.
+    if let veil = parts.first(where: { $0.0 == "punch" })?.1 {
+      config = config.setting(.exposure, to: veil.config.value(of: .exposure))
     }
     var clamped: [EditSettingType: Double] = [:]
     for (k, v) in config.properties { clamped[k] = k.setting.clamp(v) }
