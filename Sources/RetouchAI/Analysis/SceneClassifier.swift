@@ -1,16 +1,213 @@
 // SPDX-License-Identifier: Apache-2.0
-// PLACEHOLDER — the API surface the analyser builds against; the scene work replaces the body.
 
+import Foundation
 import RetouchCore
+import RetouchRender
 
 /// What a photo shows, from its pixels, faces and EXIF facts.
+///
+/// Honest heuristics, not a trained classifier: each scene gets a score from a few cheap
+/// features (see ``SceneFeatures``), and ``classifyScene(_:)`` names a scene only when one is
+/// clearly ahead. Measured on the 83 photos of the shared set that carry a category (one
+/// orientation variant each): it named a scene for 61 of them and 38 of those were one of the
+/// photo's categories (62 %; 46 % of all). Good at sky, nature, people with findable faces and
+/// plain food close-ups; it has no real notion of animals or objects (they score low unless
+/// nothing else fits), and it confuses warm indoor or night scenes with food and white walls or
+/// snow with sky.
 public enum SceneClassifier {
   /// A score in 0...1 for every scene.
+  ///
+  /// Cost: one pass over every other pixel of the analysis copy plus its grey plane, ~1 ms at
+  /// 512 px. Deterministic.
   /// - Parameters:
   ///   - image: the small upright analysis copy.
-  ///   - analysis: everything else already measured (its `sceneScores` are ignored).
-  public static func scores(for image: Image, analysis: PhotoAnalysis) -> [Scene: Double] { [:] }
+  ///   - analysis: everything else already measured (its `sceneScores` are ignored); this uses
+  ///     its faces, subject, capture facts and the dark-on-purpose verdict.
+  public static func scores(for image: Image, analysis: PhotoAnalysis) -> [Scene: Double] {
+    scores(features: SceneFeatures(image: image), analysis: analysis)
+  }
 
-  /// The scene, or nil when no scene is clearly ahead.
-  public static func classifyScene(_ analysis: PhotoAnalysis) -> Scene? { nil }
+  /// The lowest best score that names a scene.
+  static let floor = 0.5
+  /// How far the best score must lead the second.
+  static let margin = 0.15
+
+  /// The scene, or nil when no scene is clearly ahead: the best score must be at least 0.5 and
+  /// lead the second by 0.15.
+  public static func classifyScene(_ analysis: PhotoAnalysis) -> Scene? {
+    let ranked = analysis.sceneScores.sorted { a, b in
+      a.value != b.value ? a.value > b.value : a.key.rawValue < b.key.rawValue
+    }
+    guard let best = ranked.first, best.value >= floor else { return nil }
+    let second = ranked.count > 1 ? ranked[1].value : 0
+    return best.value - second >= margin ? best.key : nil
+  }
+
+  package static func scores(features f: SceneFeatures, analysis: PhotoAnalysis) -> [Scene: Double]
+  {
+    let faceArea = analysis.faces.map { $0.bounds.width * $0.bounds.height }.max() ?? 0
+    let people =
+      analysis.faces.isEmpty
+      ? 0 : min(1, 0.6 + 0.1 * Double(min(analysis.faces.count, 3)) + 3 * faceArea)
+    let ev = analysis.capture.ev100
+    let flash = analysis.capture.flashFired ?? false
+    // Darkness of the scene: EXIF (EV100 under ~5 is night or a dim room) or a very dark frame
+    // (a lamp or the moon metered at night gives a bright EV for a mostly black photo).
+    let dark = max(ev.map { ramp($0, from: 7, to: 3) } ?? 0, ramp(f.meanValue, from: 0.3, to: 0.12))
+    // EXIF says a dim place (EV100 ~3–9: rooms, dusk), nil without EXIF.
+    let dimEV: Double? = ev.map { ramp($0, from: 10, to: 8) * ramp($0, from: 2, to: 4) }
+    let outdoorBright: Double = ev.map { ramp($0, from: 10, to: 13) } ?? 0.5
+
+    // Bright neutral tops are clouds outdoors but lit ceilings and walls in dim places.
+    let skyShare = f.skyBlueTop + 0.4 * f.brightTop * (1 - 0.8 * (dimEV ?? 0))
+    let sky = ramp(skyShare, from: 0.15, to: 0.55) * (1 - 0.6 * dark)
+    let nature = max(
+      ramp(f.green, from: 0.08, to: 0.4) * (1 - 0.5 * ramp(f.axisAligned, from: 0.45, to: 0.65)),
+      0.6 * ramp(skyShare, from: 0.2, to: 0.5) * ramp(f.green + f.earth, from: 0.1, to: 0.35))
+    let city =
+      ramp(f.axisAligned, from: 0.4, to: 0.6) * ramp(f.neutral, from: 0.2, to: 0.5)
+      * (1 - ramp(f.green, from: 0.1, to: 0.3)) * (1 - 0.5 * dark)
+    let lights =
+      ramp(f.brightSpots, from: 0.003, to: 0.02) * (1 - ramp(f.brightSpots, from: 0.2, to: 0.4))
+    let light =
+      max(dark * (0.5 + 0.5 * lights), analysis.exposure.isDarkOnPurpose ? 0.7 : 0)
+      * (1 - 0.5 * ramp(people, from: 0.6, to: 0.9))
+    let indoor =
+      (0.6 * (dimEV ?? 0.4) + (flash ? 0.2 : 0) + 0.2 * ramp(f.warmLight, from: 0.2, to: 0.5))
+      * (1 - ramp(skyShare, from: 0.1, to: 0.3)) * (1 - ramp(f.green, from: 0.1, to: 0.3))
+      * (1 - outdoorBright * (ev == nil ? 0 : 1))
+    let closeUp = max(
+      analysis.subject.isShallowDepthOfField ? 1 : 0,
+      ramp(analysis.subject.region.width * analysis.subject.region.height, from: 0.15, to: 0.4))
+    let food =
+      ramp(f.warmCenter, from: 0.15, to: 0.45) * (0.6 + 0.4 * closeUp)
+      * (1 - ramp(people, from: 0.5, to: 0.7)) * (1 - 0.7 * ramp(skyShare, from: 0.1, to: 0.3))
+      * (1 - dark) * (1 - ramp(f.brightSpots, from: 0.02, to: 0.08))
+    let plainBackground = 1 - ramp(f.texturedShare, from: 0.3, to: 0.7)
+    let object =
+      0.6 * (analysis.subject.source == .saliency ? 1 : 0) * plainBackground
+      * (1 - ramp(f.green, from: 0.1, to: 0.3)) * (1 - sky) * (1 - dark)
+    let animals =
+      0.5 * (analysis.subject.isShallowDepthOfField ? 1 : 0) * (analysis.faces.isEmpty ? 1 : 0)
+      * (1 - ramp(f.warmCenter, from: 0.15, to: 0.3))
+    return [
+      .people: people, .animals: animals, .food: food, .object: object, .indoor: indoor,
+      .city: city, .sky: sky, .nature: nature, .light: light,
+    ].mapValues { min(1, max(0, $0)) }
+  }
+
+  /// 0 at `from`, 1 at `to` (either order), linear between, clamped.
+  static func ramp(_ v: Double, from a: Double, to b: Double) -> Double {
+    min(1, max(0, (v - a) / (b - a)))
+  }
+}
+
+/// The cheap image features the scene scores are built from, each a share (0...1) of the
+/// pixels (every other pixel in both directions) unless it says otherwise. Hue, saturation and
+/// value are HSV of the gamma-encoded components.
+package struct SceneFeatures: Sendable {
+  /// Top third that looks like blue sky (hue 185–255°, saturation ≥ 0.12, value ≥ 0.3).
+  package var skyBlueTop = 0.0
+  /// Top third that is bright and nearly neutral (value ≥ 0.7, saturation < 0.15): cloud and
+  /// haze outdoors, ceilings and walls indoors.
+  package var brightTop = 0.0
+  /// Foliage greens and yellow-greens (hue 55–170°, saturation ≥ 0.18, value ≥ 0.12).
+  package var green = 0.0
+  /// Earth and rock: dull oranges and browns (hue 15–55°, saturation 0.12–0.45).
+  package var earth = 0.0
+  /// Nearly neutral pixels (saturation < 0.12, value 0.12...0.95): concrete, asphalt, walls.
+  package var neutral = 0.0
+  /// Centre half: saturated reds, oranges and yellows (hue ≥ 340° or < 55°, saturation ≥ 0.45,
+  /// value ≥ 0.3).
+  package var warmCenter = 0.0
+  /// Warm, moderately saturated light overall (hue 15–50°, saturation 0.25–0.7): lamp light.
+  package var warmLight = 0.0
+  /// Near-white pixels (value ≥ 0.96): light sources and clipped highlights.
+  package var brightSpots = 0.0
+  /// Mean HSV value (0...1).
+  package var meanValue = 0.0
+  /// Among pixels with a strong gradient, the share whose gradient lies within ~14° of an
+  /// axis: man-made straight edges push it above the ~0.3 of random textures.
+  package var axisAligned = 0.0
+  /// Share of the focus tiles that are textured.
+  package var texturedShare = 0.0
+
+  package init() {}
+
+  package init(image: Image) {
+    let plane = GreyPlane(image: image)
+    self.init(image: image, plane: plane, focus: FocusMap(plane: plane))
+  }
+
+  package init(image: Image, plane: GreyPlane, focus: FocusMap) {
+    let w = image.width, h = image.height
+    var n = 0, top = 0, center = 0
+    var sums = [Double](repeating: 0, count: 9)
+    image.withUnsafeBytes { raw in
+      let reader = PixelReader(raw, image: image)
+      for y in stride(from: 0, to: h, by: 2) {
+        for x in stride(from: 0, to: w, by: 2) {
+          let (r8, g8, b8) = reader.rgb(x: x, y: y)
+          let r = Double(r8) / 255, g = Double(g8) / 255, b = Double(b8) / 255
+          let mx = max(r, g, b), mn = min(r, g, b)
+          let s = mx > 0 ? (mx - mn) / mx : 0
+          var hue = 0.0
+          if mx > mn {
+            let d = mx - mn
+            hue =
+              mx == r
+              ? 60 * ((g - b) / d) : mx == g ? 60 * ((b - r) / d + 2) : 60 * ((r - g) / d + 4)
+            if hue < 0 { hue += 360 }
+          }
+          n += 1
+          sums[0] += mx
+          if hue >= 55 && hue < 170 && s >= 0.18 && mx >= 0.12 { sums[1] += 1 }
+          if hue >= 15 && hue < 55 && s >= 0.12 && s < 0.45 { sums[2] += 1 }
+          if s < 0.12 && mx >= 0.12 && mx <= 0.95 { sums[3] += 1 }
+          if hue >= 15 && hue < 50 && s >= 0.25 && s < 0.7 { sums[4] += 1 }
+          if mx >= 0.96 { sums[5] += 1 }
+          if y < h / 3 {
+            top += 1
+            if hue >= 185 && hue < 255 && s >= 0.12 && mx >= 0.3 {
+              sums[6] += 1
+            } else if mx >= 0.7 && s < 0.15 {
+              sums[8] += 1
+            }
+          }
+          if x >= w / 4 && x < w * 3 / 4 && y >= h / 4 && y < h * 3 / 4 {
+            center += 1
+            if (hue >= 340 || hue < 55) && s >= 0.45 && mx >= 0.3 { sums[7] += 1 }
+          }
+        }
+      }
+    }
+    let count = Double(max(1, n))
+    meanValue = sums[0] / count
+    green = sums[1] / count
+    earth = sums[2] / count
+    neutral = sums[3] / count
+    warmLight = sums[4] / count
+    brightSpots = sums[5] / count
+    skyBlueTop = sums[6] / Double(max(1, top))
+    brightTop = sums[8] / Double(max(1, top))
+    warmCenter = sums[7] / Double(max(1, center))
+
+    var strong = 0, aligned = 0
+    let pw = plane.width
+    plane.values.withUnsafeBufferPointer { v in
+      for y in stride(from: 1, to: plane.height - 1, by: 2) {
+        for x in stride(from: 1, to: pw - 1, by: 2) {
+          let i = y * pw + x
+          let gx = v[i + 1] - v[i - 1], gy = v[i + pw] - v[i - pw]
+          let ax = abs(gx), ay = abs(gy)
+          guard ax + ay >= 40 else { continue }
+          strong += 1
+          if min(ax, ay) < 0.25 * max(ax, ay) { aligned += 1 }
+        }
+      }
+    }
+    axisAligned = strong >= 50 ? Double(aligned) / Double(strong) : 0
+    let tiles = focus.columns * focus.rows
+    texturedShare = Double((0..<tiles).filter(focus.isTextured).count) / Double(max(1, tiles))
+  }
 }

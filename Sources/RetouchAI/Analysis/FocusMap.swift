@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchCore
+
+/// Detail per tile: how sharp each part of the photo is, independent of its contrast.
+///
+/// On the grey plane (encoded levels 0...255) each tile sums the squared 4-neighbour Laplacian
+/// `L` and the squared forward-difference gradient `G`. Their ratio `L / G` behaves like the
+/// square of the image's dominant spatial frequency: for an edge blurred with a Gaussian of
+/// radius σ, G ∝ C²/σ and L ∝ C²/σ³, so the ratio falls as 1/σ² whatever the edge contrast C.
+/// Tiles with too little gradient energy (sky, walls, noise only) carry no focus information and
+/// are marked untextured. Cost: one pass over the plane, ~0.5 ms at 512×384.
+package struct FocusMap: Sendable {
+  /// Tile grid size.
+  package let columns: Int
+  package let rows: Int
+  /// Per tile, row-major: mean squared Laplacian.
+  package let laplacianEnergy: [Double]
+  /// Per tile: mean squared gradient.
+  package let gradientEnergy: [Double]
+  /// Plane size the tiles were measured on.
+  package let width: Int
+  package let height: Int
+
+  /// Mean squared gradient (in grey levels², 0...255 scale) below which a tile is untextured:
+  /// an RMS step of about 3 levels per pixel.
+  package static let textureFloor = 9.0
+
+  /// Measures `plane` on a grid with `tilesAcrossLongEdge` tiles along the long edge (and
+  /// proportionally fewer along the short one, at least 1).
+  package init(plane: GreyPlane, tilesAcrossLongEdge: Int = 8) {
+    let w = plane.width, h = plane.height
+    let long = max(w, h)
+    let cols =
+      w >= h
+      ? tilesAcrossLongEdge
+      : max(1, Int((Double(tilesAcrossLongEdge) * Double(w) / Double(long)).rounded()))
+    let rws =
+      h >= w
+      ? tilesAcrossLongEdge
+      : max(1, Int((Double(tilesAcrossLongEdge) * Double(h) / Double(long)).rounded()))
+    var lap = [Double](repeating: 0, count: cols * rws)
+    var grad = [Double](repeating: 0, count: cols * rws)
+    var counts = [Int](repeating: 0, count: cols * rws)
+    if w >= 3 && h >= 3 {
+      plane.values.withUnsafeBufferPointer { v in
+        for y in 1..<(h - 1) {
+          let ty = min(rws - 1, y * rws / h)
+          var lapRow = [Double](repeating: 0, count: cols)
+          var gradRow = [Double](repeating: 0, count: cols)
+          var countRow = [Int](repeating: 0, count: cols)
+          for x in 1..<(w - 1) {
+            let i = y * w + x
+            let c = v[i]
+            let l = 4 * c - v[i - 1] - v[i + 1] - v[i - w] - v[i + w]
+            let gx = v[i + 1] - c, gy = v[i + w] - c
+            let tx = min(cols - 1, x * cols / w)
+            lapRow[tx] += Double(l * l)
+            gradRow[tx] += Double(gx * gx + gy * gy)
+            countRow[tx] += 1
+          }
+          for tx in 0..<cols {
+            lap[ty * cols + tx] += lapRow[tx]
+            grad[ty * cols + tx] += gradRow[tx]
+            counts[ty * cols + tx] += countRow[tx]
+          }
+        }
+      }
+    }
+    for i in 0..<(cols * rws) where counts[i] > 0 {
+      lap[i] /= Double(counts[i])
+      grad[i] /= Double(counts[i])
+    }
+    columns = cols
+    rows = rws
+    laplacianEnergy = lap
+    gradientEnergy = grad
+    width = w
+    height = h
+  }
+
+  /// Whether tile `i` has enough detail to judge its focus.
+  package func isTextured(_ i: Int) -> Bool { gradientEnergy[i] >= Self.textureFloor }
+
+  /// Sharpness of tile `i`: L / G (about 0.3 for a soft edge to 4+ for pixel-sharp detail).
+  package func sharpness(_ i: Int) -> Double {
+    laplacianEnergy[i] / max(gradientEnergy[i], Self.textureFloor)
+  }
+
+  /// The sharpness that the photo's sharp parts reach: the 90th percentile over textured tiles
+  /// (nil when fewer than 2 tiles are textured).
+  package var referenceSharpness: Double? {
+    let values = (0..<(columns * rows)).filter(isTextured).map(sharpness).sorted()
+    guard values.count >= 2 else { return nil }
+    return values[min(values.count - 1, Int(Double(values.count) * 0.9))]
+  }
+
+  /// The tile's rectangle in normalized coordinates.
+  package func tileRect(column: Int, row: Int) -> (x0: Double, y0: Double, x1: Double, y1: Double) {
+    (
+      Double(column) / Double(columns), Double(row) / Double(rows),
+      Double(column + 1) / Double(columns), Double(row + 1) / Double(rows)
+    )
+  }
+
+  /// Sharpness (L / G) of a pixel rectangle of `plane`, or nil when it is untextured or smaller
+  /// than 3×3.
+  package static func sharpness(
+    of plane: GreyPlane, x0: Int, y0: Int, x1: Int, y1: Int
+  ) -> Double? {
+    let xa = max(1, x0), ya = max(1, y0)
+    let xb = min(plane.width - 1, x1), yb = min(plane.height - 1, y1)
+    guard xb - xa >= 3, yb - ya >= 3 else { return nil }
+    var lap = 0.0, grad = 0.0
+    let w = plane.width
+    plane.values.withUnsafeBufferPointer { v in
+      for y in ya..<yb {
+        for x in xa..<xb {
+          let i = y * w + x
+          let c = v[i]
+          let l = 4 * c - v[i - 1] - v[i + 1] - v[i - w] - v[i + w]
+          let gx = v[i + 1] - c, gy = v[i + w] - c
+          lap += Double(l * l)
+          grad += Double(gx * gx + gy * gy)
+        }
+      }
+    }
+    let n = Double((xb - xa) * (yb - ya))
+    guard grad / n >= textureFloor else { return nil }
+    return lap / grad
+  }
+}

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import RetouchAI
+import RetouchCore
+import RetouchRender
+import Testing
+
+@testable import RetouchAI
+
+@Suite struct FaceDetectorTests {
+  // Photos whose faces are at least ~15 % of the frame: the detector (no upsampling, 448-px
+  // search) must find them. The other face photos of the set (tiny faces in crowds, a face
+  // behind hair) are out of its reach by design.
+  @Test(arguments: ["s01", "g46", "g48", "g57", "g63", "g65"])
+  func findsClearFaces(id: String) throws {
+    let (image, _) = try AnalysisTestPhotos.load(id)
+    let faces = FaceDetector().detect(in: image)
+    #expect(!faces.isEmpty, "no face found in \(id)")
+    for face in faces {
+      #expect(face.bounds.isValid)
+      #expect(face.bounds.width >= 0.05 && face.bounds.width <= 0.9)
+      let aspect =
+        face.bounds.width * Double(image.width)
+        / (face.bounds.height * Double(image.height))
+      #expect(aspect > 0.7 && aspect < 1.4, "face box aspect \(aspect) in \(id)")
+      #expect(face.score > 0)
+      #expect(face.luminance > 0 && face.luminance < 1)
+    }
+    // Largest first.
+    let areas = faces.map { $0.bounds.width * $0.bounds.height }
+    #expect(areas == areas.sorted(by: >))
+  }
+
+  @Test(arguments: ["d01", "d08", "g68", "g84"])
+  func findsNoFaceWhereThereIsNone(id: String) throws {
+    let (image, _) = try AnalysisTestPhotos.load(id)
+    #expect(FaceDetector().detect(in: image).isEmpty)
+  }
+
+  @Test func astronautHasOneFaceAndNoBadge() throws {
+    // dlib also scores the round mission patch on her suit as a weak face; the skin test drops it.
+    let (image, _) = try AnalysisTestPhotos.load("s01")
+    let faces = FaceDetector().detect(in: image)
+    #expect(faces.count == 1)
+    let face = try #require(faces.first)
+    #expect(face.bounds.midY < 0.5, "the face is in the upper half; the patch is below")
+  }
+
+  @Test(arguments: ["s01", "g48", "g65"])
+  func skinHueIsNatural(id: String) throws {
+    let (image, _) = try AnalysisTestPhotos.load(id)
+    let face = try #require(FaceDetector().detect(in: image).first)
+    #expect(face.skinHue > 20 && face.skinHue < 75, "skin hue \(face.skinHue) in \(id)")
+    #expect(face.skinLab[0] > 30 && face.skinLab[0] < 90)
+    #expect(!face.hasColoredLighting)
+    #expect(!face.isBlurred)
+  }
+
+  /// The astronaut's face box, found once.
+  static func astronautFace() throws -> (Image, NormalizedRect) {
+    let (image, _) = try AnalysisTestPhotos.load("s01")
+    let face = try #require(FaceDetector().detect(in: image).first)
+    return (image, face.bounds)
+  }
+
+  static func measure(_ image: Image, _ box: NormalizedRect) -> FaceObservation {
+    let plane = GreyPlane(image: image)
+    return FaceDetector.measure(
+      box: box, score: 1, in: image, plane: plane,
+      referenceSharpness: FocusMap(plane: plane).referenceSharpness
+    ).observation
+  }
+
+  @Test func blurredFaceIsBlurred() throws {
+    let (image, box) = try Self.astronautFace()
+    #expect(!Self.measure(image, box).isBlurred)
+    let blurred = AnalysisTestPhotos.blurring(image, in: box, radius: 3, passes: 2)
+    #expect(Self.measure(blurred, box).isBlurred)
+  }
+
+  @Test func magentaLitFaceHasColoredLighting() throws {
+    let (image, box) = try Self.astronautFace()
+    #expect(!Self.measure(image, box).hasColoredLighting)
+    let magenta = AnalysisTestPhotos.editing(image, in: box) { _, _, p in
+      (p.0 * 11 / 10 + 30, p.1 * 5 / 10, p.2 + 70)
+    }
+    let lit = Self.measure(magenta, box)
+    #expect(lit.hasColoredLighting)
+    #expect(lit.skinHue < 10 || lit.skinHue > 95)
+  }
+
+  @Test func twoColouredLightsAreMixedLighting() throws {
+    let (image, box) = try Self.astronautFace()
+    let mid = Int(box.midX * Double(image.width))
+    let mixed = AnalysisTestPhotos.editing(image, in: box) { x, _, p in
+      x < mid ? (p.0 + 40, p.1 / 2, p.2 / 3) : (p.0 / 3, p.1 * 3 / 4, p.2 + 60)
+    }
+    #expect(Self.measure(mixed, box).hasColoredLighting)
+  }
+
+  @Test func detectionIsDeterministicAndSplitMatchesSingleThread() throws {
+    let (image, _) = try AnalysisTestPhotos.load("g48")
+    let a = FaceDetector().detect(in: image)
+    let b = FaceDetector().detect(in: image)
+    let single = FaceDetector(detectionLongEdge: FaceDetector.defaultDetectionLongEdge, threads: 1)
+      .detect(in: image)
+    #expect(a == b)
+    #expect(a == single)
+    #expect(a.count == 2)
+  }
+
+  @Test func sixteenBitInputGivesTheSameFaces() throws {
+    let (image, _) = try AnalysisTestPhotos.load("s01")
+    var wide = Image(width: image.width, height: image.height, format: .rgba16)
+    for y in 0..<image.height {
+      for x in 0..<image.width {
+        let p = image.pixel(x: x, y: y)
+        wide.setPixel(x: x, y: y, [p[0] * 257, p[1] * 257, p[2] * 257, 65535])
+      }
+    }
+    let eight = FaceDetector().detect(in: image), sixteen = FaceDetector().detect(in: wide)
+    #expect(sixteen.count == eight.count)
+    #expect(sixteen.first?.bounds == eight.first?.bounds)
+    let dh = abs((sixteen.first?.skinHue ?? 0) - (eight.first?.skinHue ?? 180))
+    #expect(dh < 1)
+  }
+
+  @Test func tinyAndFlatImagesHaveNoFaces() {
+    let tiny = AnalysisTestPhotos.synthetic(width: 40, height: 30) { _, _ in (200, 150, 120) }
+    #expect(FaceDetector().detect(in: tiny).isEmpty)
+    let flat = AnalysisTestPhotos.synthetic(width: 512, height: 384) { _, _ in (128, 128, 128) }
+    #expect(FaceDetector().detect(in: flat).isEmpty)
+  }
+}
