@@ -56,7 +56,9 @@ struct SuggestionsTests {
     let (image, _) = try TestPhotos.load(id)
     let dark = TestPhotos.scaled(image, gains: (0.4, 0.4, 0.4))  // −1.3 EV
     let top = try #require(engine.topSuggestion(for: dark))
-    #expect(top.value(of: .exposure) > 0.8 && top.value(of: .exposure) < 1.8)
+    // The analysis moderates brightening of dark photos without EXIF (they might be dark on
+    // purpose), so less than the full 1.3 EV comes back; a clear brighten it must be.
+    #expect(top.value(of: .exposure) > 0.5 && top.value(of: .exposure) < 1.8)
     let list = await engine.suggestions(for: dark)
     #expect(["brighten", "enhance"].contains(list.first?.lookID ?? ""), "\(list.map(\.lookID))")
   }
