@@ -26,6 +26,8 @@ enum SuggestCommand: Subcommand {
     positionals: 1...1,
     discussion: """
       Recipes: \(Recipe.all.map(\.id).joined(separator: ", ")).
+      The order and values follow the looks you kept when saving in the web editor (the learning
+      file, see 'retouch learning show'; RETOUCH_LEARNING_FILE picks another file).
       Examples:
         retouch suggest IMG.jpg --max 5
         retouch suggest IMG.jpg --themes --sheet sheet.jpg
@@ -44,7 +46,12 @@ enum SuggestCommand: Subcommand {
     if let sheet { try ConvertCommand.refuseOverwriting(input, with: sheet) }
 
     let (image, metadata) = try ApplyCommand.load(input)
-    let list = SuggestionEngine().suggestions(
+    // Suggestions follow what the user kept in the editor (`retouch learning show`).
+    let engine = SuggestionEngine(learning: LearningStore())
+    if let warning = engine.learningWarning {
+      FileHandle.standardError.write(Data("retouch: \(warning)\n".utf8))
+    }
+    let list = engine.suggestions(
       for: image, metadata: metadata, options: options, isCancelled: { false })
     if arguments.flag("json") {
       let items = list.map(SuggestionJSON.init)

@@ -22,11 +22,16 @@ enum RecipeRules {
     if recipe.kind != .theme {
       config = liftDarkFaces(config, recipe: recipe, analysis: a)
       config = sharpenBlurredFace(config, recipe: recipe, analysis: a)
-      let exempt = recipe.kind == .correction && ["warm-up", "cool-down", "fix-tint", "enhance"]
-        .contains(recipe.id) || recipe.id == "true-color"
-      config = protectSkin(config, analysis: a, castCorrection: exempt)
+      config = protectSkin(config, analysis: a, castCorrection: changesWhiteBalance(recipe))
     }
     return limitGrain(config, recipe: recipe, analysis: a)
+  }
+
+  /// Whether `recipe` moves white balance on purpose (removing a cast), so skin protection leaves
+  /// its temperature and tint alone.
+  static func changesWhiteBalance(_ recipe: Recipe) -> Bool {
+    recipe.kind == .correction && ["warm-up", "cool-down", "fix-tint", "enhance"].contains(recipe.id)
+      || recipe.id == "true-color"
   }
 
   // MARK: Faces

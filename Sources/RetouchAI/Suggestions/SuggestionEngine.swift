@@ -12,8 +12,51 @@ import RetouchRender
 /// ``Recipe`` to it, and rank them (corrections the photo needs first; see
 /// `SuggestionRanker`), judging how visibly each would change the photo by rendering a 160 px
 /// copy with it. The same image, metadata and options give the same result, bit for bit.
+///
+/// Learning is opt-in: an engine made with ``init(learning:)`` adapts the order and values of its
+/// suggestions to the user's past exports of similar photos (``LearningAdjuster``); ``init()``
+/// uses no records, so a library user's suggestions never depend on a file they did not ask for.
 public struct SuggestionEngine: Sendable {
-  public init() {}
+  /// The records suggestions adapt to (empty: no learning).
+  public let learningRecords: [LearningRecord]
+  /// The store the records came from, nil without learning.
+  public let learningStore: LearningStore?
+  /// The warning of reading the store (a corrupt or foreign file set aside), nil when it read
+  /// cleanly.
+  public let learningWarning: String?
+
+  /// An engine without learning.
+  public init() {
+    learningRecords = []
+    learningStore = nil
+    learningWarning = nil
+  }
+
+  /// An engine that learns from `store`'s records, read once now. A corrupt or foreign file is
+  /// set aside (see ``learningWarning``) and the engine starts with no records.
+  public init(learning store: LearningStore) {
+    let contents = store.load()
+    learningRecords = contents.records
+    learningStore = store
+    learningWarning = contents.warning
+  }
+
+  /// An engine that adapts to `records` (tests, or callers that keep records themselves).
+  public init(learningRecords: [LearningRecord]) {
+    self.learningRecords = learningRecords
+    learningStore = nil
+    learningWarning = nil
+  }
+
+  /// The number of exports the engine learned from.
+  public var learnedEditCount: Int { learningRecords.count }
+
+  /// Forgets everything learned: empties the store (if any). Engines made before keep their
+  /// records; make a new one.
+  /// - Throws: ``LearningStoreError`` when the file cannot be removed.
+  public func resetLearnedPreferences() throws(LearningStoreError) {
+    try learningStore?.reset()
+  }
 
   /// Warms whatever is slow the first time (analysis tables, the white-balance slider tables,
   /// face detector set-up, the renderer's code paths) on a background task; returns at once, and
@@ -111,7 +154,9 @@ public struct SuggestionEngine: Sendable {
     if options.offerOriginal && !improves && !disabled.contains(Self.originalID) {
       picks.append((nil, .neutral, 0))
     }
-    for c in ranked { picks.append((c.recipe, c.proposal.config, c.score)) }
+    for c in learned(ranked, analysis: analysis, ranker: ranker) {
+      picks.append((c.recipe, c.config, c.score))
+    }
     picks = Array(picks.prefix(max(1, options.maxSuggestions)))
     if options.includeThemes {
       guard
@@ -145,6 +190,26 @@ public struct SuggestionEngine: Sendable {
       }
     }
     return isCancelled() ? [] : out
+  }
+
+  /// `ranked` in the order and with the configs learning gives them (unchanged without records
+  /// or with too few records of similar photos).
+  func learned(
+    _ ranked: [SuggestionRanker.Candidate], analysis: PhotoAnalysis, ranker: SuggestionRanker
+  ) -> [(recipe: Recipe, config: EditConfig, score: Double)] {
+    let plain = ranked.map { (recipe: $0.recipe, config: $0.proposal.config, score: $0.score) }
+    guard !learningRecords.isEmpty else { return plain }
+    let list = plain.map {
+      EditSuggestion(
+        lookID: $0.recipe.id, title: $0.recipe.title, symbolName: $0.recipe.symbolName,
+        kind: $0.recipe.kind, config: $0.config, thumbnail: nil, score: $0.score)
+    }
+    let adjustment = LearningAdjuster(records: learningRecords).adjusted(
+      list, for: PhotoSummary(analysis: analysis),
+      limits: RecipeLimits(analysis: analysis, ranker: ranker))
+    return adjustment.suggestions.compactMap { s in
+      Recipe.named(s.lookID).map { (recipe: $0, config: s.config, score: s.score) }
+    }
   }
 
   /// The `lookID` of the Original suggestion.
