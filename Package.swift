@@ -112,7 +112,10 @@ let package = Package(
       swiftSettings: optimized),
     .executableTarget(
       name: "retouch-bench",
-      dependencies: ["RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor", "RetouchLibrary", "CRetouchBenchReference"],
+      dependencies: [
+        "RetouchCore", "RetouchIO", "RetouchRender", "RetouchAI", "RetouchEditor", "RetouchLibrary",
+        "CRetouchBenchReference",
+      ],
       swiftSettings: optimized),
 
     // MARK: Tests

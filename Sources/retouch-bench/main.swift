@@ -52,7 +52,7 @@ struct BenchOptions {
 }
 
 let usage = """
-  USAGE: retouch-bench [io] [render] [editor] [library] [--runs N] [--input FILE.jpg ...] [--photos DIR]
+  USAGE: retouch-bench [io] [render] [ai] [editor] [library] [--runs N] [--input FILE.jpg ...] [--photos DIR]
                        [--peers] [--peers-only REGEX]
 
   Suites:
@@ -72,6 +72,9 @@ let usage = """
             full-resolution export against 'retouch apply' with the same edit.
     library  import of 1,000 small photos made from the samples (headers only, no
             thumbnails), listing 10,000 assets by date, a batch commit of 100 edits.
+    ai      the suggestion engine after prewarm: suggestions with thumbnails on the 12 MP
+            photo (goal ≤ 150 ms) and topSuggestion on a 512 px copy (goal ≤ 15 ms),
+            plus its stages. Input: the first --input, else the 12 MP photo.
   Build first: swift build -c release (the bench runs the release 'retouch' beside it).
   """
 
@@ -120,6 +123,7 @@ do {
     switch suite {
     case "io": try IOBench.run(options: options)
     case "render": try RenderBench.run(options: options)
+    case "ai": try AIBench.run(options: options)
     case "editor": try EditorBench.run(options: options)
     case "library": try LibraryBench.run(options: options)
     default:

@@ -9,10 +9,13 @@ enum InfoCommand: Subcommand {
   static let spec = CommandSpec(
     name: "info",
     abstract: "Show format, size, orientation, colour profile, camera and exposure facts.",
-    usage: "FILE... [--json] [--check]",
+    usage: "FILE... [--json] [--check] [--analysis]",
     options: [
       .init(name: "json", value: nil, help: "Print a JSON array, one object per file."),
       .init(name: "check", value: nil, help: "Also decode the pixels and report damage (slower)."),
+      .init(
+        name: "analysis", value: nil,
+        help: "Print what Retouch measures (exposure, colour cast, faces, grain, scene) as JSON."),
     ],
     positionals: 1...Int.max,
     discussion: """
@@ -21,6 +24,7 @@ enum InfoCommand: Subcommand {
       """)
 
   static func run(_ arguments: ParsedArguments) throws(CLIError) -> Int32 {
+    if arguments.flag("analysis") { return try runAnalysis(arguments) }
     var reports: [InfoReport] = []
     var exitCode: Int32 = 0
     for path in arguments.positionals {

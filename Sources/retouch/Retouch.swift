@@ -21,9 +21,9 @@ protocol Subcommand: Sendable {
 @main
 enum Retouch {
   static let subcommands: [any Subcommand.Type] = [
-    InfoCommand.self, ConvertCommand.self, ApplyCommand.self, LooksCommand.self, EditCommand.self,
-    ReopenCommand.self, RevertCommand.self, MatchCommand.self, LearningCommand.self,
-    LibraryCommand.self, ServeCommand.self,
+    InfoCommand.self, ConvertCommand.self, ApplyCommand.self, AutoCommand.self, SuggestCommand.self,
+    LooksCommand.self, EditCommand.self, ReopenCommand.self, RevertCommand.self, MatchCommand.self,
+    LearningCommand.self, LibraryCommand.self, ServeCommand.self,
   ]
 
   static var overview: String {

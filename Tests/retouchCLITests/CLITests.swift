@@ -15,10 +15,10 @@ struct CLIBasicsTests {
   @Test func helpListsEverySubcommand() throws {
     let r = try CLIRunner.run(["--help"])
     #expect(r.exitCode == 0)
-    for name in ["info", "convert", "apply", "looks"] { #expect(r.stdout.contains("  \(name) "), "missing \(name)") }
+    for name in ["info", "convert", "apply", "auto", "suggest", "looks"] { #expect(r.stdout.contains("  \(name) "), "missing \(name)") }
   }
 
-  @Test(arguments: ["info", "convert", "apply", "looks"])
+  @Test(arguments: ["info", "convert", "apply", "auto", "suggest", "looks"])
   func subcommandHelp(name: String) throws {
     let r = try CLIRunner.run([name, "--help"])
     #expect(r.exitCode == 0)

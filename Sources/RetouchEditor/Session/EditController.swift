@@ -37,6 +37,8 @@ public final class EditController: Sendable {
   let suggestionProvider: SuggestionProvider
   let learning: any EditLearning
   let state = Mutex(State())
+  /// A random identifier of this controller, for the learning record of each photo it edits.
+  let sessionID = UUID().uuidString
 
   /// - Parameters:
   ///   - previewMaxDimension: long edge of previews in pixels, at least 16.
@@ -99,6 +101,8 @@ public final class EditController: Sendable {
     var aiRequested = false
     var aiTask: Task<Void, Never>?
     var applied: (lookID: String, config: EditConfig)?
+    /// The image the suggestions are computed on (for the learning record).
+    var suggestionSource: Image?
     var exportRecorded = false
 
     var shownConfig: EditConfig { uncommitted ?? history.current }
@@ -213,6 +217,7 @@ public final class EditController: Sendable {
       s.history = EditHistory(initial: initialConfig)
       s.uncommitted = nil
       s.suggestions = .pending
+      s.suggestionSource = nil
       s.applied = nil
       s.exportRecorded = false
       s.notify()
@@ -324,6 +329,7 @@ public final class EditController: Sendable {
         return nil
       }
       s.suggestions = .loading
+      s.suggestionSource = image
       s.notify()
       return (image, s.metadata, s.suggestionOptions, s.photo)
     }
@@ -668,9 +674,12 @@ public final class EditController: Sendable {
     let record: EditExportRecord? = state.withLock { s in
       guard !s.exportRecorded else { return nil }
       s.exportRecorded = true
+      let offered = s.suggestions.suggestions
       return EditExportRecord(
         appliedLookID: s.applied?.lookID, suggestedConfig: s.applied?.config, exportedConfig: edit,
-        offeredLookIDs: s.suggestions.suggestions.map(\.lookID), metadata: s.metadata)
+        offeredLookIDs: offered.map(\.lookID), metadata: s.metadata,
+        suggestionSource: offered.isEmpty ? nil : s.suggestionSource,
+        sessionID: "\(sessionID)-\(s.photo)")
     }
     if let record { learning.recordExport(record) }
   }
@@ -689,6 +698,7 @@ public final class EditController: Sendable {
         s.originalTask = nil
         s.aiTask = nil
         s.previewSource = nil
+        s.suggestionSource = nil
         s.preview = nil
         s.pendingRender = nil
         s.source = nil

@@ -85,7 +85,7 @@ public enum ExportFileType: String, Sendable, Hashable, CaseIterable {
 
 /// What an export tells the learning hook: which suggestion the user kept (if any) and the edit
 /// that was exported, so later sessions can learn how sliders moved after it.
-public struct EditExportRecord: Sendable, Hashable {
+public struct EditExportRecord: Sendable {
   /// The recipe id of the last suggestion applied (`EditSuggestion.lookID`), nil when none was.
   public let appliedLookID: String?
   /// That suggestion's own edit.
@@ -96,6 +96,11 @@ public struct EditExportRecord: Sendable, Hashable {
   public let offeredLookIDs: [String]
   /// The photo's metadata.
   public let metadata: PhotoMetadata?
+  /// The image the suggestions were computed on (the session's preview copy), nil when no
+  /// suggestions were generated in the session: learning then records nothing.
+  public let suggestionSource: Image?
+  /// Identifies the session (and its photo): a learning store keeps one record per session.
+  public let sessionID: String
 }
 
 /// Receives one ``EditExportRecord`` per editing session, on the first export. The learning

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchCore
+
+/// CIELAB (D65) for display-encoded sRGB colours, and the small-image statistics the ranking
+/// measures with it: how visibly an edit changes a photo.
+///
+/// Conversion: sRGB curve decode, the sRGB → XYZ matrix (IEC 61966-2-1), then CIE 1976 L*a*b*
+/// with the D65 white. Differences are CIE76 ΔE*ab (Euclidean in Lab): about 2.3 is one just
+/// noticeable difference, which is all the ranking needs; it is cheaper than CIEDE2000 and
+/// ordered the same way for the small, global changes it compares.
+enum LabColor {
+  /// Lab of one display-encoded sRGB colour (components 0...1).
+  static func lab(r: Double, g: Double, b: Double) -> SIMD3<Double> {
+    let lr = SRGBTables.decodeExact(r), lg = SRGBTables.decodeExact(g)
+    let lb = SRGBTables.decodeExact(b)
+    return labFromLinear(lr, lg, lb)
+  }
+
+  static func labFromLinear(_ r: Double, _ g: Double, _ b: Double) -> SIMD3<Double> {
+    let x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    let y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    let z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+    let fx = f(x), fy = f(y), fz = f(z)
+    return SIMD3(116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz))
+  }
+
+  /// Display-encoded sRGB (0...1, clamped) of a Lab colour.
+  static func rgb(lab: SIMD3<Double>) -> SIMD3<Double> {
+    let fy = (lab.x + 16) / 116
+    let fx = fy + lab.y / 500
+    let fz = fy - lab.z / 200
+    let x = finv(fx) * 0.95047, y = finv(fy), z = finv(fz) * 1.08883
+    let r = 3.2406 * x - 1.5372 * y - 0.4986 * z
+    let g = -0.9689 * x + 1.8758 * y + 0.0415 * z
+    let b = 0.0557 * x - 0.2040 * y + 1.0570 * z
+    return SIMD3(
+      SRGBTables.encodeExact(min(max(r, 0), 1)), SRGBTables.encodeExact(min(max(g, 0), 1)),
+      SRGBTables.encodeExact(min(max(b, 0), 1)))
+  }
+
+  /// Hue angle in degrees (0..<360) of a Lab colour.
+  static func hue(_ lab: SIMD3<Double>) -> Double {
+    let h = atan2(lab.z, lab.y) * 180 / .pi
+    return h < 0 ? h + 360 : h
+  }
+
+  /// Chroma C*ab.
+  static func chroma(_ lab: SIMD3<Double>) -> Double { (lab.y * lab.y + lab.z * lab.z).squareRoot() }
+
+  /// The signed smallest difference `b − a` of two hue angles, in degrees (−180...180).
+  static func hueDifference(_ a: Double, _ b: Double) -> Double {
+    var d = b - a
+    while d > 180 { d -= 360 }
+    while d < -180 { d += 360 }
+    return d
+  }
+
+  private static func f(_ t: Double) -> Double {
+    t > 216.0 / 24389 ? cbrt(t) : (24389.0 / 27 * t + 16) / 116
+  }
+
+  private static func finv(_ t: Double) -> Double {
+    t * t * t > 216.0 / 24389 ? t * t * t : (116 * t - 16) * 27 / 24389
+  }
+}
+
+/// The Lab values of every pixel of a small image, for measuring how much an edit changes it.
+///
+/// Built once per photo from a small copy (about 160 px on the long edge: 20–25 k pixels, well
+/// under a millisecond to compare), then compared with renders of that copy. 8- and 16-bit RGB
+/// or RGBA; alpha is ignored.
+struct LabPixels: Sendable {
+  let values: [SIMD3<Float>]
+
+  init(_ image: Image) {
+    let n = image.format.channelCount
+    let count = image.pixelCount
+    var out = [SIMD3<Float>](repeating: .zero, count: count)
+    let table = LabPixels.decode8
+    image.withUnsafeBytes { raw in
+      if image.format.bitDepth == 8 {
+        let p = raw.bindMemory(to: UInt8.self)
+        for i in 0..<count {
+          out[i] = LabPixels.lab(
+            table[Int(p[i * n])], table[Int(p[i * n + 1])], table[Int(p[i * n + 2])])
+        }
+      } else {
+        let p = raw.bindMemory(to: UInt16.self)
+        for i in 0..<count {
+          out[i] = LabPixels.lab(
+            table[Int(p[i * n]) >> 8], table[Int(p[i * n + 1]) >> 8], table[Int(p[i * n + 2]) >> 8])
+        }
+      }
+    }
+    values = out
+  }
+
+  /// Mean CIE76 ΔE*ab between two images of the same size.
+  func meanDifference(to other: LabPixels) -> Double {
+    precondition(values.count == other.values.count, "images must have the same size")
+    guard !values.isEmpty else { return 0 }
+    var sum = 0.0
+    for i in values.indices {
+      let d = values[i] - other.values[i]
+      sum += Double((d * d).sum().squareRoot())
+    }
+    return sum / Double(values.count)
+  }
+
+  static let decode8: [Float] = SRGBTables.decode8
+
+  @inline(__always)
+  static func lab(_ r: Float, _ g: Float, _ b: Float) -> SIMD3<Float> {
+    let x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    let y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    let z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+    let fx = f(x), fy = f(y), fz = f(z)
+    return SIMD3(116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz))
+  }
+
+  @inline(__always)
+  private static func f(_ t: Float) -> Float {
+    t > 0.008856 ? cbrtf(t) : 7.787 * t + 16 / 116
+  }
+}

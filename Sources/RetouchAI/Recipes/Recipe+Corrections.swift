@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchCore
+import RetouchRender
+
+/// Corrections: each fixes something the analysis measured, sized to invert it, and is nil when
+/// the defect is not there.
+extension Recipe {
+  public static let corrections: [Recipe] = [
+    brighten, darken, liftShadows, recoverHighlights, warmUp, coolDown, fixTint, cleanUp, crisp,
+  ]
+
+  /// Exposure up by the measured shortfall of the subject (`ExposureAnalysis.suggestedEV`,
+  /// already moderated for photos that are dark on purpose). Exposure is scene-linear
+  /// (`× 2^EV`), so it undoes an underexposure exactly where nothing clipped.
+  public static let brighten = Recipe(
+    "brighten", LocalizedText("Brighten", zh: "提亮"), symbol: "sun.max", kind: .correction
+  ) { a in
+    let ev = a.exposure.suggestedEV
+    guard ev >= 0.3 else { return nil }
+    let stops = Sizing.step(min(ev, 3))
+    return RecipeProposal(
+      config: EditConfig(properties: [.exposure: stops]),
+      need: Sizing.ramp(ev, from: 0.15, to: 1))
+  }
+
+  /// Exposure down by the measured excess of the subject.
+  public static let darken = Recipe(
+    "darken", LocalizedText("Darken", zh: "压暗"), symbol: "moon", kind: .correction
+  ) { a in
+    let ev = a.exposure.suggestedEV
+    guard ev <= -0.3 else { return nil }
+    return RecipeProposal(
+      config: EditConfig(properties: [.exposure: Sizing.step(max(ev, -3))]),
+      need: Sizing.ramp(-ev, from: 0.15, to: 1))
+  }
+
+  /// Opens crushed blacks and dark shadows: the black level goes up by about what the clipped
+  /// share suggests (the renderer's Blacks moves black to `0.15 × blacks` encoded), and local
+  /// Shadows lifts dark regions when the subject is darker than the photo.
+  public static let liftShadows = Recipe(
+    "lift-shadows", LocalizedText("Lift Shadows", zh: "提亮阴影"),
+    symbol: "circle.lefthalf.filled.inverse", kind: .correction
+  ) { a in
+    let clipped = a.exposure.shadowClipping
+    let p5 = a.lightness(percentile: 5)
+    let subjectDark = a.exposure.subjectLuminance < 0.6 * a.exposure.meanLuminance
+      && a.exposure.subjectLuminance < 0.1
+    // Blacks clipped by underexposure are Brighten's to judge, not a crushed black level.
+    let underexposed = a.exposure.suggestedEV >= 0.3
+    let crushed = Sizing.ramp(clipped, from: 0.06, to: 0.25) * (underexposed ? 0.3 : 1)
+    let deep = Sizing.ramp(8 - p5, from: 0, to: 8) * Sizing.ramp(clipped, from: 0.03, to: 0.1)
+    guard crushed > 0 || subjectDark || deep > 0 else { return nil }
+    var p: [EditSettingType: Double] = [:]
+    p[.blacks] = Sizing.step(0.7 * max(crushed, deep * 0.5))
+    var shadows = subjectDark ? 0.35 : 0
+    shadows = max(shadows, 0.25 * crushed)
+    p[.shadows] = Sizing.step(shadows)
+    let need = max(crushed, deep * 0.6, subjectDark ? 0.5 : 0)
+    return RecipeProposal(config: EditConfig(properties: p), need: need)
+  }
+
+  /// Pulls blown or nearly blown highlights down with the local Highlights control.
+  public static let recoverHighlights = Recipe(
+    "recover-highlights", LocalizedText("Recover Highlights", zh: "恢复高光"),
+    symbol: "circle.righthalf.filled.inverse", kind: .correction
+  ) { a in
+    let clip = a.exposure.highlightClipping
+    let p99 = a.lightness(percentile: 99)
+    guard clip >= 0.01 || p99 >= 98.5 else { return nil }
+    let size = Sizing.ramp(clip, from: 0.005, to: 0.12)
+    var p: [EditSettingType: Double] = [.highlights: Sizing.step(-(0.25 + 0.5 * size))]
+    // A subject that is too bright as well comes down a little with it.
+    if a.exposure.suggestedEV < -0.3 {
+      p[.exposure] = Sizing.step(max(a.exposure.suggestedEV * 0.5, -1.5))
+    }
+    // Some blown sky or lamps is normal in a good photo: only a large blown share is a defect.
+    return RecipeProposal(
+      config: EditConfig(properties: p), need: 0.8 * Sizing.ramp(clip, from: 0.12, to: 0.3),
+      appeal: 0.1)
+  }
+
+  /// Removes a measured warm cast (never adds one).
+  public static let coolDown = Recipe(
+    "cool-down", LocalizedText("Cool Down", zh: "冷色调"), symbol: "snowflake", kind: .correction
+  ) { a in castCorrection(a, warm: true) }
+
+  /// Removes a measured cool (blue) cast (never adds one).
+  public static let warmUp = Recipe(
+    "warm-up", LocalizedText("Warm Up", zh: "暖色调"), symbol: "flame", kind: .correction
+  ) { a in castCorrection(a, warm: false) }
+
+  /// Removes a measured green or magenta cast.
+  public static let fixTint = Recipe(
+    "fix-tint", LocalizedText("Fix Tint", zh: "校正色调"), symbol: "eyedropper.halffull",
+    kind: .correction
+  ) { a in
+    let removed = CastRemoval.removedShare(
+      of: a.color.greenTint, confidence: a.color.confidence, ramp: CastRemoval.tintRamp)
+    guard removed != 0 else { return nil }
+    let s = WhiteBalanceSliders.shared.sliders(warmthChange: 0, greenTintChange: -removed)
+    guard abs(s.tint) >= 0.02 else { return nil }
+    return RecipeProposal(
+      config: EditConfig(properties: [.tint: Sizing.step(s.tint)]),
+      need: Sizing.ramp(abs(removed), from: 0.02, to: 0.15), correctsCast: true)
+  }
+
+  /// Noise reduction sized to the measured grain (only when grain was measured).
+  public static let cleanUp = Recipe(
+    "clean-up", LocalizedText("Clean Up", zh: "降噪"), symbol: "circle.dotted", kind: .correction
+  ) { a in
+    guard let noise = a.noise, noise.sigma >= 2.5 else { return nil }
+    let amount = Sizing.clamp((noise.sigma - 1.5) / 8, 0.15, 0.8)
+    return RecipeProposal(
+      config: EditConfig(properties: [.noiseReduction: Sizing.step(amount)]),
+      need: Sizing.ramp(noise.sigma, from: 2.5, to: 6))
+  }
+
+  /// Sharpening (and a little clarity) for a subject that measures soft.
+  public static let crisp = Recipe(
+    "crisp", LocalizedText("Crisp", zh: "清晰"), symbol: "triangle", kind: .correction
+  ) { a in
+    guard a.sharpness.isSoft else { return nil }
+    let softness = Sizing.ramp(-a.sharpness.subjectSharpness, from: 3, to: 6)
+    let p: [EditSettingType: Double] = [
+      .sharpness: Sizing.step(0.35 + 0.4 * softness), .clarity: Sizing.step(0.1 + 0.1 * softness),
+    ]
+    return RecipeProposal(config: EditConfig(properties: p), need: 0.35 + 0.3 * softness)
+  }
+
+  static func castCorrection(_ a: PhotoAnalysis, warm: Bool) -> RecipeProposal? {
+    let w = a.color.warmth
+    guard warm ? w > 0 : w < 0 else { return nil }
+    let removed = CastRemoval.removedShare(
+      of: w, confidence: a.color.confidence, ramp: CastRemoval.warmthRamp)
+    guard removed != 0 else { return nil }
+    // Green–magenta comes along when it is clearly off too, so the grey ends up grey.
+    let g = CastRemoval.removedShare(
+      of: a.color.greenTint, confidence: a.color.confidence, ramp: CastRemoval.tintRamp)
+    let s = WhiteBalanceSliders.shared.sliders(warmthChange: -removed, greenTintChange: -g)
+    guard abs(s.temperature) >= 0.02 else { return nil }
+    var p: [EditSettingType: Double] = [.temperature: Sizing.step(s.temperature)]
+    p[.tint] = Sizing.step(s.tint)
+    return RecipeProposal(
+      config: EditConfig(properties: p), need: Sizing.ramp(abs(removed), from: 0.05, to: 0.35),
+      correctsCast: true)
+  }
+}
+
+/// How much of a measured cast a correction removes.
+///
+/// A photo's own light is rarely exactly neutral (golden hour, shade, lamps), and the illuminant
+/// estimate itself scatters by about ±0.3 in log2 R/B on good photos, so small casts are left
+/// alone and large ones removed: the removed share of the cast rises smoothly from 0 at
+/// `start` to all of it at `full`, scaled by the estimate's confidence.
+enum CastRemoval {
+  /// The blue–amber axis (log2 R/B of the illuminant).
+  static let warmthRamp = (start: 0.25, full: 0.55)
+  /// The green–magenta axis (log2 G/√(R·B)); narrower, as cameras and scenes vary less there.
+  static let tintRamp = (start: 0.12, full: 0.3)
+
+  /// The part of `cast` (log2 units, signed) to remove; 0 when that is too small to matter or
+  /// the estimate is not trusted (confidence 0...1).
+  static func removedShare(
+    of cast: Double, confidence: Double, ramp: (start: Double, full: Double)
+  ) -> Double {
+    guard confidence >= 0.2 else { return 0 }
+    let share = abs(cast) * Sizing.ramp(abs(cast), from: ramp.start, to: ramp.full)
+      * Sizing.clamp(confidence * 1.25, 0, 1)
+    guard share >= 0.04 else { return 0 }
+    return cast < 0 ? -share : share
+  }
+}

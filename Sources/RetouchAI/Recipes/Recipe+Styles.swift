@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchCore
+import RetouchRender
+
+/// Styles: matters of taste, each sized to the photo (less where the photo already has what
+/// the style adds). Punch also answers a measured need: a veiled, washed-out photo.
+extension Recipe {
+  public static let styles: [Recipe] = [
+    vivid, punch, trueColor, dramatic, airy, matte, soft, muted,
+  ]
+
+  /// More colour where the photo lacks it: vibrance first (muted colours move most), leaning into
+  /// greens on nature and into the lights at night.
+  public static let vivid = Recipe(
+    "vivid", LocalizedText("Vivid", zh: "鲜艳"), symbol: "paintpalette", kind: .style
+  ) { a in
+    let dull = Sizing.ramp(40 - a.color.meanChroma, from: 0, to: 30)
+    var p: [EditSettingType: Double] = [
+      .vibrance: Sizing.step(0.2 + 0.25 * dull), .saturation: Sizing.step(0.05 + 0.1 * dull),
+    ]
+    let shares = a.color.hueShares
+    let greenShare = shares.count == 8 ? shares[3] + shares[4] : 0
+    if a.score(.nature) > 0.4 || greenShare > 0.3 {
+      p[.mixer(.green, .saturation)] = 0.2
+      p[.mixer(.aqua, .saturation)] = 0.1
+      p[.mixer(.yellow, .saturation)] = 0.1
+    }
+    if a.exposure.isDarkOnPurpose {
+      // At night the colour is in the lights: lamps, signs.
+      p[.mixer(.orange, .saturation)] = 0.2
+      p[.mixer(.yellow, .saturation)] = 0.15
+      p[.mixer(.orange, .luminance)] = 0.1
+    }
+    if a.score(.sky) > 0.4 { p[.mixer(.blue, .saturation)] = 0.15 }
+    return RecipeProposal(config: EditConfig(properties: p), need: 0, appeal: 0.2 + 0.1 * dull)
+  }
+
+  /// Contrast and colour; on a veiled (hazy, washed-out) photo it removes the veil, sized by the
+  /// measured black level.
+  public static let punch = Recipe(
+    "punch", LocalizedText("Punch", zh: "强烈"), symbol: "bolt", kind: .style
+  ) { a in
+    // A veil raises the black level and flattens the tones: both must show (a bright, soft
+    // scene alone is not veiled).
+    let p1 = a.lightness(percentile: 1)
+    let veil = Sizing.ramp(p1, from: 12, to: 30)
+      * Sizing.ramp(24 - a.exposure.lightnessDeviation, from: 2, to: 10)
+    var p: [EditSettingType: Double]
+    if veil > 0 {
+      p = ToneFit.veilRemoval(a, strength: 0.95)
+      // A veil also washes colour out.
+      p[.vibrance] = Sizing.step(0.1 + 0.2 * veil)
+    } else {
+      let flat = Sizing.ramp(24 - a.exposure.lightnessDeviation, from: 0, to: 10)
+      p = [.contrast: Sizing.step(0.15 + 0.2 * flat), .vibrance: 0.15, .clarity: 0.15]
+    }
+    return RecipeProposal(config: EditConfig(properties: p), need: veil, appeal: 0.22)
+  }
+
+  /// Colours as a neutral grey would show them: the whole measured cast removed (no tolerance),
+  /// half the measured exposure shortfall, a touch of vibrance.
+  public static let trueColor = Recipe(
+    "true-color", LocalizedText("True Color", zh: "真实色彩"), symbol: "eye", kind: .style
+  ) { a in
+    var p: [EditSettingType: Double] = [.vibrance: 0.08]
+    if a.color.confidence >= 0.3 {
+      let c = min(a.color.confidence, 1)
+      let s = WhiteBalanceSliders.shared.sliders(
+        warmthChange: -a.color.warmth * c, greenTintChange: -a.color.greenTint * c)
+      p[.temperature] = Sizing.step(s.temperature)
+      p[.tint] = Sizing.step(s.tint)
+    }
+    let ev = a.exposure.suggestedEV
+    if abs(ev) >= 0.2 { p[.exposure] = Sizing.step(Sizing.clamp(ev * 0.5, -1, 1)) }
+    return RecipeProposal(
+      config: EditConfig(properties: p), need: 0, appeal: 0.15, correctsCast: true)
+  }
+
+  /// Deep local contrast, held highlights, a darker frame; colour pulled back a little.
+  public static let dramatic = Recipe(
+    "dramatic", LocalizedText("Dramatic", zh: "戏剧"), symbol: "theatermasks", kind: .style
+  ) { a in
+    let flat = Sizing.ramp(26 - a.exposure.lightnessDeviation, from: 0, to: 12)
+    let p: [EditSettingType: Double] = [
+      .contrast: Sizing.step(0.2 + 0.15 * flat), .clarity: 0.35, .highlights: -0.3,
+      .shadows: -0.1, .saturation: -0.12, .vignette: 0.25,
+    ]
+    return RecipeProposal(config: EditConfig(properties: p), need: 0, appeal: 0.14)
+  }
+
+  /// Bright and open: more light where the photo has room for it, softer contrast.
+  public static let airy = Recipe(
+    "airy", LocalizedText("Airy", zh: "通透"), symbol: "cloud", kind: .style
+  ) { a in
+    let median = a.lightness(percentile: 50)
+    guard median < 75, a.exposure.highlightClipping < 0.1 else { return nil }
+    let room = Sizing.ramp(75 - median, from: 0, to: 30)
+    let p: [EditSettingType: Double] = [
+      .exposure: Sizing.step(0.15 + 0.35 * room), .shadows: 0.3, .contrast: -0.2,
+      .highlights: -0.15, .saturation: -0.08,
+    ]
+    return RecipeProposal(config: EditConfig(properties: p), need: 0, appeal: 0.12)
+  }
+
+  /// Lifted blacks and gentler contrast, like a matte print.
+  public static let matte = Recipe(
+    "matte", LocalizedText("Matte", zh: "哑光"), symbol: "square.on.square", kind: .style
+  ) { a in
+    let lifted = Sizing.ramp(a.lightness(percentile: 1), from: 4, to: 14)
+    guard lifted < 1 else { return nil }
+    let p: [EditSettingType: Double] = [
+      .blacks: Sizing.step(0.45 * (1 - lifted)), .contrast: -0.12, .saturation: -0.1,
+      .shadowWarmth: 0.1,
+    ]
+    return RecipeProposal(config: EditConfig(properties: p), need: 0, appeal: 0.1)
+  }
+
+  /// Softer detail and tone: negative clarity, a little less contrast.
+  public static let soft = Recipe(
+    "soft", LocalizedText("Soft", zh: "柔和"), symbol: "circle.dashed", kind: .style
+  ) { a in
+    let p: [EditSettingType: Double] = [.clarity: -0.35, .contrast: -0.1, .highlights: -0.1]
+    return RecipeProposal(config: EditConfig(properties: p), need: 0, appeal: 0.08)
+  }
+
+  /// Quieter colour, for photos that have colour to spare.
+  public static let muted = Recipe(
+    "muted", LocalizedText("Muted", zh: "低饱和"), symbol: "drop.halffull", kind: .style
+  ) { a in
+    guard a.color.meanChroma >= 8 else { return nil }
+    let rich = Sizing.ramp(a.color.meanChroma, from: 8, to: 40)
+    let p: [EditSettingType: Double] = [
+      .saturation: Sizing.step(-0.2 - 0.2 * rich), .vibrance: -0.1, .contrast: -0.05,
+    ]
+    return RecipeProposal(config: EditConfig(properties: p), need: 0, appeal: 0.07)
+  }
+}

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import RetouchCore
+import RetouchRender
+
+/// One named edit Retouch can suggest: a correction, a style or a theme, sized to each photo.
+///
+/// A recipe turns a ``PhotoAnalysis`` into an ordinary ``EditConfig`` (nil when it does not apply
+/// to the photo: Warm Up on a photo without a cool cast, Crisp on a sharp one). The config is
+/// complete: the shared rules (skin kept natural, dark faces lifted, blurred central faces
+/// sharpened, grain kept down on night and overexposed photos) are already in it. Values are
+/// deterministic functions of the analysis.
+public struct Recipe: Sendable, Identifiable, Hashable {
+  /// Stable id, also the suggestion's `lookID` ("brighten", "vivid", "noir"…).
+  public let id: String
+  public let title: LocalizedText
+  /// SF Symbols name.
+  public let symbolName: String
+  public let kind: EditSuggestion.Kind
+  let propose: @Sendable (PhotoAnalysis) -> RecipeProposal?
+
+  init(
+    _ id: String, _ title: LocalizedText, symbol: String, kind: EditSuggestion.Kind,
+    propose: @escaping @Sendable (PhotoAnalysis) -> RecipeProposal?
+  ) {
+    self.id = id
+    self.title = title
+    self.symbolName = symbol
+    self.kind = kind
+    self.propose = propose
+  }
+
+  /// The edit this recipe makes of the analysed photo, or nil when it does not apply.
+  ///
+  /// Cost: a few transform compilations for the skin check on photos with faces (well under a
+  /// millisecond each); no pixels are touched.
+  public func config(for analysis: PhotoAnalysis) -> EditConfig? {
+    proposal(for: analysis)?.config
+  }
+
+  /// The proposal with the shared rules applied.
+  func proposal(for analysis: PhotoAnalysis) -> RecipeProposal? {
+    guard var p = propose(analysis) else { return nil }
+    p.config = RecipeRules.adjust(p.config, recipe: self, analysis: analysis)
+    return p.config.hasEdits ? p : nil
+  }
+
+  public static func == (a: Recipe, b: Recipe) -> Bool { a.id == b.id }
+  public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+
+  /// Every recipe: corrections, then styles, then themes, in a fixed order (ties in ranking
+  /// keep it).
+  public static let all: [Recipe] = corrections + [enhance] + styles + themes
+
+  /// The recipe with this id.
+  public static func named(_ id: String) -> Recipe? { all.first { $0.id == id } }
+}
+
+/// What a recipe proposes for one photo: the edit, and how much the photo calls for it.
+struct RecipeProposal: Sendable {
+  var config: EditConfig
+  /// How clearly the photo needs this (0...1): a measured defect's size for corrections, a
+  /// measured lack (flatness, dull colour) for styles that fix one; 0 for pure taste.
+  var need: Double
+  /// A taste prior for ordering the styles that no measurement asks for (0...0.3).
+  var appeal: Double = 0
+  /// True when the edit removes a measured colour cast: its white-balance move is meant to
+  /// change skin colour back, so skin protection leaves temperature and tint alone.
+  var correctsCast = false
+  /// Added to the ranking score: Enhance, which fixes several things at once, ranks above each
+  /// of its parts.
+  var rankBonus = 0.0
+}
+
+extension PhotoAnalysis {
+  /// L* (0...100) at percentile 1, 5, 25, 50, 75, 95 or 99 (other values use the nearest).
+  func lightness(percentile: Int) -> Double {
+    let keys = [1, 5, 25, 50, 75, 95, 99]
+    let ps = exposure.lightnessPercentiles
+    guard !ps.isEmpty else { return 50 }
+    let i = keys.enumerated().min { abs($0.element - percentile) < abs($1.element - percentile) }?
+      .offset ?? 0
+    return ps[min(i, ps.count - 1)]
+  }
+
+  /// Faces whose skin colour can be trusted (not lit by coloured light).
+  var naturallyLitFaces: [FaceObservation] { faces.filter { !$0.hasColoredLighting } }
+
+  /// Night or overexposed: grain shows, so recipes that amplify it add noise reduction.
+  var grainIsExposed: Bool {
+    exposure.isDarkOnPurpose || exposure.highlightClipping > 0.08
+      || (capture.iso ?? 0) >= 1600 || (noise?.sigma ?? 0) > 3
+  }
+
+  /// Score of one scene, 0 when not measured.
+  func score(_ scene: Scene) -> Double { sceneScores[scene] ?? 0 }
+}
+
+/// Small numeric helpers for recipe sizing.
+enum Sizing {
+  /// `(x − lo) / (hi − lo)` clamped to 0...1.
+  static func ramp(_ x: Double, from lo: Double, to hi: Double) -> Double {
+    guard hi != lo else { return x >= hi ? 1 : 0 }
+    return min(max((x - lo) / (hi - lo), 0), 1)
+  }
+
+  static func clamp(_ x: Double, _ lo: Double, _ hi: Double) -> Double { min(max(x, lo), hi) }
+
+  /// Rounds to two decimals (slider steps are 0.01), so configs read cleanly as JSON.
+  static func step(_ x: Double) -> Double { (x * 100).rounded() / 100 }
+}

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchCore
+import RetouchRender
+
+/// The rules every recipe follows, applied after it sized its edit (themes restyle on purpose
+/// and only get the grain rule):
+/// 1. skin keeps a natural hue and saturation;
+/// 2. a dark, naturally lit face is lifted slightly (local Shadows);
+/// 3. a clearly blurred face near the centre gets slight sharpening (not in Clean Up or Soft);
+/// 4. on a night, high-ISO or overexposed photo, an edit that makes grain more visible adds
+///    noise reduction for it (and sharpens less).
+enum RecipeRules {
+  /// Largest skin hue change a recipe may cause, in degrees of CIELAB hue.
+  static let maxSkinHueShift = 2.5
+  /// Allowed skin chroma ratio (edited / original).
+  static let skinChromaRange = 0.88...1.15
+
+  static func adjust(_ config: EditConfig, recipe: Recipe, analysis a: PhotoAnalysis) -> EditConfig {
+    var config = config
+    if recipe.kind != .theme {
+      config = liftDarkFaces(config, recipe: recipe, analysis: a)
+      config = sharpenBlurredFace(config, recipe: recipe, analysis: a)
+      config = protectSkin(config, analysis: a, castCorrection: changesWhiteBalance(recipe))
+    }
+    return limitGrain(config, recipe: recipe, analysis: a)
+  }
+
+  /// Whether `recipe` moves white balance on purpose (removing a cast), so skin protection leaves
+  /// its temperature and tint alone.
+  static func changesWhiteBalance(_ recipe: Recipe) -> Bool {
+    recipe.kind == .correction && ["warm-up", "cool-down", "fix-tint", "enhance"].contains(recipe.id)
+      || recipe.id == "true-color"
+  }
+
+  // MARK: Faces
+
+  static func liftDarkFaces(_ c: EditConfig, recipe: Recipe, analysis a: PhotoAnalysis)
+    -> EditConfig
+  {
+    guard !["darken", "recover-highlights"].contains(recipe.id) else { return c }
+    guard let face = a.naturallyLitFaces.first else { return c }
+    // After the recipe's own exposure move.
+    let lum = face.luminance * pow(2, c.value(of: .exposure))
+    let darkness = Sizing.ramp(0.1 - lum, from: 0, to: 0.07)
+    guard darkness > 0 else { return c }
+    let lift = (a.exposure.isDarkOnPurpose ? 0.1 : 0.15) + 0.15 * darkness
+    return c.setting(.shadows, to: Sizing.step(max(c.value(of: .shadows), 0) + lift))
+  }
+
+  static func sharpenBlurredFace(_ c: EditConfig, recipe: Recipe, analysis a: PhotoAnalysis)
+    -> EditConfig
+  {
+    guard !["clean-up", "soft"].contains(recipe.id) else { return c }
+    let central = a.faces.contains { f in
+      let cx = f.bounds.x + f.bounds.width / 2, cy = f.bounds.y + f.bounds.height / 2
+      return f.isBlurred && abs(cx - 0.5) < 0.25 && abs(cy - 0.5) < 0.3
+    }
+    guard central, c.value(of: .sharpness) < 0.2 else { return c }
+    return c.setting(.sharpness, to: 0.2)
+  }
+
+  // MARK: Skin
+
+  /// The colour settings that can move skin hue or saturation.
+  static func isColorShift(_ t: EditSettingType) -> Bool {
+    switch t {
+    case .saturation, .vibrance, .temperature, .tint, .shadowWarmth: true
+    default: t.group == .colorMixer
+    }
+  }
+
+  /// Scales the colour settings down until every naturally lit face's skin colour (and a
+  /// lighter and darker shade of it) keeps its hue within ``maxSkinHueShift`` and its chroma in
+  /// ``skinChromaRange``, measured through the renderer's own colour transform. A cast
+  /// correction's white balance is meant to move skin back and is left out of the measurement.
+  static func protectSkin(_ c: EditConfig, analysis a: PhotoAnalysis, castCorrection: Bool)
+    -> EditConfig
+  {
+    let faces = a.naturallyLitFaces.prefix(3)
+    guard !faces.isEmpty, c.look == nil else { return c }
+    let keys = c.properties.keys.filter {
+      isColorShift($0) && !(castCorrection && ($0 == .temperature || $0 == .tint))
+    }
+    guard !keys.isEmpty else { return c }
+    var samples: [SIMD3<Double>] = []
+    for f in faces where f.skinLab.count == 3 {
+      let lab = SIMD3(f.skinLab[0], f.skinLab[1], f.skinLab[2])
+      for dl in [-12.0, 0, 12] {
+        let shade = SIMD3(min(max(lab.x + dl, 15), 90), lab.y, lab.z)
+        samples.append(LabColor.rgb(lab: shade))
+      }
+    }
+    // The part of the edit that is judged: everything but an exempt white balance, whose
+    // effect is applied to the "before" colours so only the rest is measured.
+    var base: [EditSettingType: Double] = [:]
+    if castCorrection {
+      for t in [EditSettingType.temperature, .tint] where c.value(of: t) != 0 { base[t] = c.value(of: t) }
+    }
+    func withinLimits(_ factor: Double) -> Bool {
+      var p = c.properties.filter { !$0.key.isSpatial }
+      for k in keys { p[k] = (p[k] ?? 0) * factor }
+      let after = ColorToneTransform(EditConfig(properties: p), colorSpace: .sRGB)
+      let tone = ColorToneTransform(
+        EditConfig(properties: p.filter { !isColorShift($0.key) }.merging(base) { $1 }),
+        colorSpace: .sRGB)
+      for s in samples {
+        let (r0, g0, b0) = tone.apply(Float(s.x), Float(s.y), Float(s.z))
+        let (r1, g1, b1) = after.apply(Float(s.x), Float(s.y), Float(s.z))
+        let l0 = LabColor.lab(r: Double(r0), g: Double(g0), b: Double(b0))
+        let l1 = LabColor.lab(r: Double(r1), g: Double(g1), b: Double(b1))
+        let c0 = LabColor.chroma(l0)
+        guard c0 > 3 else { continue }
+        if abs(LabColor.hueDifference(LabColor.hue(l0), LabColor.hue(l1))) > maxSkinHueShift {
+          return false
+        }
+        if !skinChromaRange.contains(LabColor.chroma(l1) / c0) { return false }
+      }
+      return true
+    }
+    if withinLimits(1) { return c }
+    var lo = 0.0, hi = 1.0
+    for _ in 0..<6 {
+      let mid = (lo + hi) / 2
+      if withinLimits(mid) { lo = mid } else { hi = mid }
+    }
+    var p = c.properties
+    for k in keys { p[k] = Sizing.step((p[k] ?? 0) * lo) }
+    return c.with(properties: p)
+  }
+
+  // MARK: Grain
+
+  /// Whether `c` makes grain more visible: it brightens, lifts shadows, sharpens or adds local
+  /// contrast noticeably.
+  static func amplifiesGrain(_ c: EditConfig) -> Bool {
+    c.value(of: .exposure) > 0.3 || c.value(of: .shadows) > 0.2 || c.value(of: .sharpness) > 0
+      || c.value(of: .clarity) > 0.2 || c.value(of: .contrast) > 0.25
+  }
+
+  static func limitGrain(_ c: EditConfig, recipe: Recipe, analysis a: PhotoAnalysis) -> EditConfig {
+    guard a.grainIsExposed, amplifiesGrain(c), recipe.id != "clean-up" else { return c }
+    var out = c
+    let sigma = a.noise?.sigma ?? ((a.capture.iso ?? 0) >= 3200 ? 4 : 3)
+    let nr = Sizing.clamp(0.1 + (sigma - 2) / 10, 0.15, 0.5)
+    out = out.setting(.noiseReduction, to: Sizing.step(max(c.value(of: .noiseReduction), nr)))
+    if c.value(of: .sharpness) > 0 {
+      out = out.setting(.sharpness, to: Sizing.step(c.value(of: .sharpness) * 0.6))
+    }
+    return out
+  }
+}

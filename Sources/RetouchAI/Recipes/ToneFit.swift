@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchCore
+import RetouchRender
+
+/// Finds global tone slider values (Exposure, Blacks, Whites, Brightness, Contrast) whose curve
+/// takes a photo's measured grey levels to wanted ones, through the renderer's own transform.
+///
+/// Used to undo a raised black level (haze, a washed-out print): the wanted levels are the
+/// measured ones with a veil of linear light removed. The fit is a coordinate descent on a
+/// 0.05 grid over the sliders, minimising the squared difference of display-encoded levels;
+/// each trial compiles one ``ColorToneTransform`` (tens of microseconds), and a fit takes a
+/// few hundred trials at most (a few milliseconds). Deterministic.
+enum ToneFit {
+  static let settings: [EditSettingType] = [.exposure, .blacks, .whites, .brightness, .contrast]
+
+  /// Slider values (missing = 0) mapping each of `levels` (display-encoded greys, 0...1) as
+  /// close as the sliders allow to the matching `targets`, each slider within `limits`.
+  static func fit(
+    levels: [Double], targets: [Double], weights: [Double],
+    limits: [EditSettingType: ClosedRange<Double>]
+  ) -> [EditSettingType: Double] {
+    var values: [EditSettingType: Double] = [:]
+    func cost(_ v: [EditSettingType: Double]) -> Double {
+      let t = ColorToneTransform(EditConfig(properties: v), colorSpace: .sRGB)
+      var sum = 0.0
+      for i in levels.indices {
+        let out = Double(t.apply(Float(levels[i]), Float(levels[i]), Float(levels[i])).0)
+        sum += weights[i] * (out - targets[i]) * (out - targets[i])
+      }
+      return sum
+    }
+    var best = cost(values)
+    for step in [0.2, 0.1, 0.05] {
+      var improved = true
+      var rounds = 0
+      while improved && rounds < 12 {
+        improved = false
+        rounds += 1
+        for s in settings {
+          guard let range = limits[s] else { continue }
+          for dir in [1.0, -1.0] {
+            var trial = values
+            let v = Sizing.clamp((values[s] ?? 0) + dir * step, range.lowerBound, range.upperBound)
+            trial[s] = v
+            let c = cost(trial)
+            if c < best - 1e-9 {
+              best = c
+              values = trial
+              improved = true
+              break
+            }
+          }
+        }
+      }
+    }
+    return values.filter { abs($0.value) >= 0.01 }.mapValues { Sizing.step($0) }
+  }
+
+  /// Linear luminance of an L* value.
+  static func luminance(lightness l: Double) -> Double {
+    let fy = (l + 16) / 116
+    return fy * fy * fy > 216.0 / 24389 ? fy * fy * fy : l * 27 / 24389
+  }
+
+  /// Sliders that take away a veil of linear light (haze, lifted blacks): the measured black
+  /// level `k` (at the 1st percentile, less what a clean photo keeps there) is subtracted in
+  /// linear light and the rest stretched back, `Y' = (Y − k)/(1 − k)`, which inverts an
+  /// airlight veil `I = t·J + (1 − t)·A`.
+  static func veilRemoval(_ a: PhotoAnalysis, strength: Double) -> [EditSettingType: Double] {
+    let keys = [1, 5, 25, 50, 75, 95, 99]
+    let ls = keys.map { a.lightness(percentile: $0) }
+    let ys = ls.map { luminance(lightness: $0) }
+    let cleanBlack = luminance(lightness: 3)
+    let k = max(ys[0] - cleanBlack, 0) * strength
+    guard k > 0.002 else { return [:] }
+    let levels = ys.map { SRGBTables.encodeExact($0) }
+    let targets = ys.map { SRGBTables.encodeExact(max(($0 - k) / (1 - k), 0)) }
+    return fit(
+      levels: levels, targets: targets, weights: [2, 1.5, 1, 1, 1, 1, 1.5],
+      limits: [
+        .exposure: -1.2...0.5, .blacks: -1...0.2, .whites: -0.2...1, .brightness: -1...0.5,
+        .contrast: -0.2...0.8,
+      ])
+  }
+}

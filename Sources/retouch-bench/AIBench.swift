@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchAI
+import RetouchCore
+import RetouchIO
+import RetouchRender
+
+/// `retouch-bench ai`: the suggestion engine's two entry points, after `prewarm()`:
+/// `suggestions` with 256 px thumbnails on a decoded 12 MP photo (goal ≤ 150 ms median), and
+/// `topSuggestion` on a 512 px copy (goal ≤ 15 ms), face detection included in both; plus the
+/// stages on their own (analysis copy, analysis, grain, ranking renders) so a regression can be
+/// placed.
+enum AIBench {
+  static func run(options: BenchOptions) throws {
+    let url = options.inputs.first.map { URL(fileURLWithPath: $0) } ?? options.twelveMegapixelJPEG
+    let decoded = try ImageDecoder().decode(url)
+    let full = decoded.image
+    let metadata = decoded.metadata
+    let small = full.resized(toFitLongEdge: 512)
+    print("\n# ai: \(url.lastPathComponent), \(full.size) \(full.format.bitDepth)-bit; 512 px copy \(small.size)")
+    print("cpu: \(RenderBench.cpuModel()); load average at start: \(RenderBench.loadAverage())")
+
+    SuggestionEngine.prewarm()
+    // prewarm returns at once; the first timed round is a warm-up anyway, and this waits for
+    // the background work so it does not compete with the timed runs.
+    _ = SuggestionEngine().topSuggestion(for: small)
+    Thread.sleep(forTimeInterval: 0.5)
+
+    let engine = SuggestionEngine()
+    var count = 0
+    var topFound = false
+    let cases = [
+      BenchCase(name: "suggestions, 12 MP, thumbnails 256", owner: "Retouch") {
+        let list = engine.suggestions(
+          for: full, metadata: metadata, options: SuggestionOptions(), isCancelled: { false })
+        count = list.count
+        return (nil, nil)
+      },
+      BenchCase(name: "suggestions + themes, 12 MP", owner: "Retouch") {
+        _ = engine.suggestions(
+          for: full, metadata: metadata, options: SuggestionOptions(includeThemes: true),
+          isCancelled: { false })
+        return (nil, nil)
+      },
+      BenchCase(name: "topSuggestion, 512 px copy", owner: "Retouch") {
+        topFound = engine.topSuggestion(for: small, metadata: metadata) != nil
+        return (nil, nil)
+      },
+      BenchCase(name: "stage: analysis copy of 12 MP", owner: "Retouch") {
+        _ = PhotoAnalyzer.analysisCopy(of: full)
+        return (nil, nil)
+      },
+      BenchCase(name: "stage: analysis of 512 px copy", owner: "Retouch") {
+        _ = PhotoAnalyzer().analyzeSmall(small, fullSize: full.size, metadata: metadata)
+        return (nil, nil)
+      },
+      BenchCase(name: "stage: analysis incl. grain, 12 MP", owner: "Retouch") {
+        _ = PhotoAnalyzer().analyze(full, metadata: metadata, measureNoise: true)
+        return (nil, nil)
+      },
+    ]
+    let results = try roundRobin(cases, runs: max(options.runs, 9))
+    printTable(
+      "suggestion engine (after prewarm)", results, reference: "topSuggestion, 512 px copy",
+      note: "goals: suggestions with thumbnails on 12 MP ≤ 150 ms; topSuggestion on 512 px ≤ 15 ms. "
+        + "\(count) suggestions; top suggestion \(topFound ? "found" : "nil (photo left alone)").")
+  }
+}
