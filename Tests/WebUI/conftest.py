@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """Fixtures for the web editor's browser tests: a `retouch serve` on a temporary library and
 Debian's Chromium driven by Playwright. Run through scripts/webtest.sh."""
+import io
 import os
 import re
 import subprocess
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
+from PIL import Image
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,6 +48,14 @@ class Server:
         self.startup_seconds = time.monotonic() - started
         self.base = self.url.split("/?")[0]
         self.token = self.url.split("token=")[1]
+
+    def fetch_image(self, path):
+        """A picture from the API, with the token (for checks beside the browser)."""
+        request = urllib.request.Request(self.base + path, headers={"X-Retouch-Token": self.token})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            picture = Image.open(io.BytesIO(answer.read()))
+            picture.load()
+            return picture
 
     def stop(self):
         self.process.send_signal(2)  # SIGINT, like Ctrl-C

@@ -5,7 +5,7 @@ updates per second while a slider is dragged on a 12 MP photo)."""
 import io
 import time
 
-from PIL import Image, ImageStat
+from PIL import Image, ImageChops, ImageStat
 
 from conftest import ARTIFACTS, shared_photo
 
@@ -31,6 +31,20 @@ def state(page):
 
 def wait_revision_above(page, revision):
     wait_until(page, f"window.retouchState() && window.retouchState().revision > {revision}")
+
+
+def crop_box(crop):
+    """(left, top, right, bottom) in unit coordinates of an edit's [x, y, width, height] crop."""
+    x, y, w, h = crop
+    return (x, y, x + w, y + h)
+
+
+def mean_difference(a, b):
+    """Mean absolute difference of two pictures' RGB samples at 256×256 (0–255)."""
+    a = a.convert("RGB").resize((256, 256))
+    b = b.convert("RGB").resize((256, 256))
+    diff = ImageChops.difference(a, b)
+    return sum(ImageStat.Stat(diff).mean) / 3
 
 
 def slider_value(page, setting):
@@ -69,17 +83,18 @@ def test_full_editing_flow(server, page, tmp_path):
     page.wait_for_selector("body[data-suggestions-loaded=true]")
     shot(page, "03-editor")
 
-    # A suggestion, if the engine offers any.
+    # Apply a suggestion (not Original): its edit becomes the session's, as one undo step.
     count = int(page.evaluate("document.body.dataset.suggestions"))
-    if count == 0:
-        print("suggestions: none offered (SuggestionEngine gives none yet), step skipped")
-    else:
-        before = state(page)["revision"]
-        buttons = page.locator("[data-suggestion]")
-        target = next((i for i in range(count) if buttons.nth(i).get_attribute("data-suggestion") != "original"), 0)
-        buttons.nth(target).click()
-        wait_revision_above(page, before)
-        assert state(page)["canUndo"]
+    buttons = page.locator("[data-suggestion]")
+    ids = [buttons.nth(i).get_attribute("data-suggestion") for i in range(count)]
+    print(f"suggestions offered: {', '.join(ids)}")
+    target = next((i for i, name in enumerate(ids) if name != "original"), None)
+    assert target is not None, "the suggestion engine offered nothing to apply"
+    before = state(page)
+    buttons.nth(target).click()
+    wait_revision_above(page, before["revision"])
+    assert state(page)["canUndo"]
+    assert state(page)["config"] != before["config"]
 
     # Drag the exposure slider for about three seconds and count the previews shown meanwhile,
     # beside the input events the slider got (the rate cannot beat the input: on a loaded
@@ -185,7 +200,8 @@ def test_full_editing_flow(server, page, tmp_path):
     assets = page.evaluate("fetch('/api/assets').then(r => r.json())")["assets"]
     assert assets[0]["isEdited"]
 
-    # Export a JPEG and check the edit is in it: square (the crop) and brighter (the exposure).
+    # Export a JPEG and check the edit is in it: square (the crop), and the same picture as the
+    # editor's preview of the edit (suggestion, exposure, straighten), not the original's.
     page.select_option("#export-format", "jpeg")
     page.fill("#export-quality", "85")
     with page.expect_download(timeout=60000) as info:
@@ -198,10 +214,16 @@ def test_full_editing_flow(server, page, tmp_path):
     assert exported.format == "JPEG"
     assert abs(exported.width - exported.height) <= 2, exported.size
     assert exported.width < original.width
-    bright_export = ImageStat.Stat(exported.convert("L").resize((64, 64))).mean[0]
-    bright_original = ImageStat.Stat(original.convert("L").resize((64, 64))).mean[0]
-    print(f"export: {exported.size}, mean luma {bright_export:.1f} vs original {bright_original:.1f}")
-    assert bright_export > bright_original + 10
+    session = state(page)["sessionID"]
+    edited = server.fetch_image(f"/api/sessions/{session}/preview?view=edited")
+    plain = original.convert("RGB").crop(
+        tuple(round(v * s) for v, s in zip(crop_box(config["crop"]), original.size * 2)))
+    to_edit = mean_difference(exported, edited)
+    to_plain = mean_difference(exported, plain)
+    print(f"export: {exported.size}, mean difference to the edited preview {to_edit:.1f}, "
+          f"to the unedited crop {to_plain:.1f}")
+    assert to_edit < 6
+    assert to_plain > 2 * to_edit + 4
 
     # Revert to the original: no edit in the session or the library.
     page.once("dialog", lambda d: d.accept())
