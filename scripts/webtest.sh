@@ -12,4 +12,7 @@ if [ -z "${RETOUCH_BIN:-}" ]; then
   RETOUCH_BIN="$(swift build -c release --show-bin-path)/retouch"
 fi
 export RETOUCH_BIN
+# The editor records what it saves for learning; keep the tests' records out of the user's file.
+RETOUCH_LEARNING_FILE="$(mktemp -d)/learning.json"
+export RETOUCH_LEARNING_FILE
 exec .build/webtest-venv/bin/python -m pytest Tests/WebUI -s -p no:cacheprovider "$@"

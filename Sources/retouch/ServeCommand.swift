@@ -2,6 +2,7 @@
 
 import Dispatch
 import Foundation
+import RetouchAI
 import RetouchEditor
 import RetouchLibrary
 import RetouchWeb
@@ -22,6 +23,9 @@ enum ServeCommand: Subcommand {
       .init(name: "library", value: "DIR", help: "The Retouch library to edit (default: your own library)."),
       .init(name: "port", value: "N", help: "The port to listen on (default 0: any free port)."),
       .init(name: "open", value: nil, help: "Open the editor in the default browser."),
+      .init(
+        name: "no-learning", value: nil,
+        help: "Neither read nor add to the learning file (see 'retouch learning show')."),
       .init(name: "host", value: "ADDR", help: "Listen on this IPv4 address instead of 127.0.0.1 (not recommended)."),
     ],
     positionals: 0...0,
@@ -47,7 +51,9 @@ enum ServeCommand: Subcommand {
     let (folder, isNew) = try libraryFolder(arguments.value("library"))
     let library = try LibraryCommand.open(folder)
     if isNew && arguments.value("library") == nil { seed(library) }
-    let backend = LibraryBackend(library: library)
+    var backendOptions = LibraryBackend.Options()
+    if !arguments.flag("no-learning") { backendOptions.learning = LearningStore() }
+    let backend = LibraryBackend(library: library, options: backendOptions)
     let editor = WebEditor(backend: backend, configuration: configuration)
     do {
       try editor.start()

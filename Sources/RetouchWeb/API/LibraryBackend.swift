@@ -43,6 +43,9 @@ public actor LibraryBackend: WebBackend {
     public var saveQuality = 92
     /// Where the sessions' suggestions come from (nil: `SuggestionEngine`); tests inject one.
     public var suggestionProvider: EditController.SuggestionProvider? = nil
+    /// The learning file: when set, each session's suggestions follow the records of similar
+    /// photos and a save after suggestions adds a record (nil: no learning).
+    public var learning: LearningStore? = nil
 
     public init() {}
   }
@@ -530,8 +533,20 @@ public actor LibraryBackend: WebBackend {
     } catch {
       throw WebError(.unprocessable, source: asset.originalFilename, detail: error.description)
     }
+    var provider = options.suggestionProvider
+    var recorder: any EditLearning = NoEditLearning()
+    if let store = options.learning {
+      recorder = LearningRecorder(store: store)
+      if provider == nil {
+        // Read per session, so what was saved a moment ago already counts.
+        let engine = SuggestionEngine(learning: store)
+        provider = { image, metadata, options in
+          await engine.suggestions(for: image, metadata: metadata, options: options)
+        }
+      }
+    }
     let controller = EditController(
-      previewMaxDimension: options.previewLongEdge, suggestionProvider: options.suggestionProvider)
+      previewMaxDimension: options.previewLongEdge, suggestionProvider: provider, learning: recorder)
     controller.suggestionOptions = SuggestionOptions(
       offerOriginal: true, thumbnailMaxDimension: options.lookThumbnailLongEdge)
     let prepared = try await prepare(
