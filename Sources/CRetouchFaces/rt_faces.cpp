@@ -87,44 +87,35 @@ const Model &model() {
   return *m;
 }
 
-// out[r][c] += Σm col[m]·(Σn row[n]·in[r+m][c+n]) over the valid area: `out` has
-// (rows−9)×(cols−9) values. `tmp` holds rows×(cols−9) floats. The fixed tap count lets the
-// compiler unroll and vectorise both passes.
-void filter_add(const float *__restrict in, long rows, long cols, const float *row,
+// Outputs are computed in blocks of this many lanes (one AVX-512 register of floats).
+constexpr long kLanes = 16;
+
+// out[r][c] += Σm col[m]·(Σn row[n]·in[r+m][c+n]) for r < rows−9 and c < width, where `width` is
+// a multiple of kLanes and `in` rows (stride `stride` >= width + 9) are readable that far. `tmp`
+// holds rows × width floats; `out` rows have stride `width`. Each block of kLanes outputs is
+// summed over all taps in a small local array (one vector register after vectorisation) and
+// stored once.
+void filter_add(const float *__restrict in, long rows, long stride, long width, const float *row,
                 const float *col, float *__restrict tmp, float *__restrict out) {
-  const long ow = cols - kTaps + 1, oh = rows - kTaps + 1;
-  // Blocks of kLanes outputs are summed in a small local array over all taps (one vector
-  // register after vectorisation) and stored once; the rest of a row is done one by one.
-  constexpr long kLanes = 16;
-  const long blocked = ow - ow % kLanes;
+  const long oh = rows - kTaps + 1;
   for (long r = 0; r < rows; r++) {
-    const float *src = in + r * cols;
-    float *dst = tmp + r * ow;
-    for (long c = 0; c < blocked; c += kLanes) {
+    const float *src = in + r * stride;
+    float *dst = tmp + r * width;
+    for (long c = 0; c < width; c += kLanes) {
       float acc[kLanes] = {};
       for (long n = 0; n < kTaps; n++)
         for (long j = 0; j < kLanes; j++) acc[j] += row[n] * src[c + n + j];
       for (long j = 0; j < kLanes; j++) dst[c + j] = acc[j];
     }
-    for (long c = blocked; c < ow; c++) {
-      float a = 0;
-      for (long n = 0; n < kTaps; n++) a += row[n] * src[c + n];
-      dst[c] = a;
-    }
   }
   for (long r = 0; r < oh; r++) {
-    float *dst = out + r * ow;
-    const float *src = tmp + r * ow;
-    for (long c = 0; c < blocked; c += kLanes) {
+    float *dst = out + r * width;
+    const float *src = tmp + r * width;
+    for (long c = 0; c < width; c += kLanes) {
       float acc[kLanes] = {};
       for (long m = 0; m < kTaps; m++)
-        for (long j = 0; j < kLanes; j++) acc[j] += col[m] * src[m * ow + c + j];
+        for (long j = 0; j < kLanes; j++) acc[j] += col[m] * src[m * width + c + j];
       for (long j = 0; j < kLanes; j++) dst[c + j] += acc[j];
-    }
-    for (long c = blocked; c < ow; c++) {
-      float a = 0;
-      for (long m = 0; m < kTaps; m++) a += col[m] * src[m * ow + c];
-      dst[c] += a;
     }
   }
 }
@@ -140,18 +131,27 @@ void scan_level(const Model &m, const Grey &image, unsigned long level, double t
   const long rows = planes[0].nr(), cols = planes[0].nc();
   if (rows < kTaps || cols < kTaps) return;
   const long ow = cols - kTaps + 1, oh = rows - kTaps + 1;
-  std::vector<float> tmp((size_t)(rows * ow)), saliency((size_t)(oh * ow));
+  // The planes are copied, zero-padded on the right, so that every row can be filtered in whole
+  // blocks of kLanes (the extra outputs are never read).
+  const long width = (ow + kLanes - 1) / kLanes * kLanes, stride = width + kLanes;
+  std::vector<float> padded((size_t)(planes.size() * rows * stride), 0.0f);
+  for (unsigned long p = 0; p < planes.size(); p++)
+    for (long r = 0; r < rows; r++)
+      std::copy(&planes[p][r][0], &planes[p][r][0] + cols,
+                padded.data() + (p * rows + r) * stride);
+  std::vector<float> tmp((size_t)(rows * width)), saliency((size_t)(oh * width));
   Pyramid pyramid;
   for (unsigned long i = 0; i < m.filters.size(); i++) {
     const Filter &f = m.filters[i];
     std::fill(saliency.begin(), saliency.end(), 0.0f);
     for (const Filter::Pair &p : f.pairs) {
-      filter_add(&planes[p.plane][0][0], rows, cols, p.row, p.col, tmp.data(), saliency.data());
+      filter_add(padded.data() + p.plane * rows * stride, rows, stride, width, p.row, p.col,
+                 tmp.data(), saliency.data());
     }
     const double cut = f.bias + threshold;
     for (long r = 0; r < oh; r++) {
       for (long c = 0; c < ow; c++) {
-        const float v = saliency[(size_t)(r * ow + c)];
+        const float v = saliency[(size_t)(r * width + c)];
         if (v < cut) continue;
         // The window centre in feature coordinates, as dlib's scanner places it.
         const dlib::point centre(c + kTaps / 2, r + kTaps / 2);
