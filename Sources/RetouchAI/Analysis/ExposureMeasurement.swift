@@ -15,6 +15,9 @@ enum ExposureMeasurement {
   /// The offset added before taking logs (Reinhard et al. 2002 use a small δ too), so black
   /// pixels do not pull the key to zero. Linear luminance; L* ≈ 0.9.
   static let keyEpsilon = 0.001
+  /// Where the brightest half-percent of a normally exposed photo's linear luminance sits
+  /// (encoded ≈ 0.96): brightening stops when it gets there.
+  static let whiteTarget = 0.92
   /// Brightening never goes beyond this (EV).
   static let maxBrighten = 4.0
   /// Darkening never goes beyond this (EV).
@@ -59,7 +62,7 @@ enum ExposureMeasurement {
     let percentiles = [0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99].map {
       Double(lOfBin[percentileBin(hist, $0, total: stats.pixelCount)])
     }
-    let p99Y = Double(percentileBin(hist, 0.99, total: stats.pixelCount)) / Double(bins - 1)
+    let p995Y = Double(percentileBin(hist, 0.995, total: stats.pixelCount)) / Double(bins - 1)
 
     // Subject: mean and log-average over the subject region, and over the faces.
     let region = regionMeans(stats, input.subject.region)
@@ -72,11 +75,13 @@ enum ExposureMeasurement {
       ev = 0.6 * log2(targetFaceLuminance / max(face.mean, 1e-4)) + 0.4 * ev
     }
     if ev > 0 {
-      // Do not push the brightest 1 % of the photo far past white: an underexposed copy keeps
-      // the headroom it lost, a low-key photo with bright parts (a silhouette against the sky)
-      // does not get lifted into clipping.
-      let headroom = log2(1 / max(p99Y, 1e-4)) + 0.3
-      ev = min(ev, max(0, headroom), maxBrighten)
+      // Anchor on the white point: an underexposed photo lost exactly the headroom its
+      // brightest half-percent now has below where a normal photo's whites sit, while a photo
+      // whose whites are already there (lights, sky, a white shirt) is dark on purpose or by
+      // its content, not by its exposure. Both must ask for light: the key (how dark the
+      // subject is) and the white point (how much room is left above it).
+      let whiteEV = log2(whiteTarget / max(p995Y, 1e-4))
+      ev = min(ev, max(0, whiteEV), maxBrighten)
     } else {
       // Darken only what shows overexposure (blown highlights over more than ~2 % of the
       // photo); a bright photo without clipping (snow, a white wall, high key) stays.
