@@ -62,6 +62,7 @@ enum ExposureMeasurement {
     let percentiles = [0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99].map {
       Double(lOfBin[percentileBin(hist, $0, total: stats.pixelCount)])
     }
+    let p99Y = Double(percentileBin(hist, 0.99, total: stats.pixelCount)) / Double(bins - 1)
     let p995Y = Double(percentileBin(hist, 0.995, total: stats.pixelCount)) / Double(bins - 1)
 
     // Subject: mean and log-average over the subject region, and over the faces.
@@ -70,6 +71,10 @@ enum ExposureMeasurement {
     let subjectMean = faceRegion.map { 0.7 * $0.mean + 0.3 * region.mean } ?? region.mean
 
     // How far the photo is from a normal brightness, judged mostly by the subject.
+    let sceneEV = sceneEV100(input.capture)
+    let intent = darkIntent(
+      hist: hist, total: stats.pixelCount, medianL: percentiles[3], p99L: percentiles[6],
+      sceneEV: sceneEV, flashFired: input.capture.flashFired)
     var ev = 0.6 * log2(targetKey / max(region.key, 1e-4)) + 0.4 * log2(targetKey / max(key, 1e-4))
     if let face = faceRegion {
       ev = 0.6 * log2(targetFaceLuminance / max(face.mean, 1e-4)) + 0.4 * ev
@@ -80,8 +85,14 @@ enum ExposureMeasurement {
       // whose whites are already there (lights, sky, a white shirt) is dark on purpose or by
       // its content, not by its exposure. Both must ask for light: the key (how dark the
       // subject is) and the white point (how much room is left above it).
+      // Two cases keep the older, wider limit (the brightest 1 % not pushed far past white):
+      // EXIF of a bright scene proves the darkness is underexposure, and the picture of a night
+      // scene without EXIF may be either, so it is judged by the key and `darkIntent` alone.
       let whiteEV = log2(whiteTarget / max(p995Y, 1e-4))
-      ev = min(ev, max(0, whiteEV), maxBrighten)
+      let headroom = log2(1 / max(p99Y, 1e-4)) + 0.3
+      let brightScene = (sceneEV ?? 0) >= 10 && input.capture.flashFired != true
+      let nightPicture = sceneEV == nil && intent > 0.25
+      ev = min(ev, max(0, brightScene || nightPicture ? headroom : whiteEV), maxBrighten)
     } else {
       // Darken only what shows overexposure (blown highlights over more than ~2 % of the
       // photo); a bright photo without clipping (snow, a white wall, high key) stays.
@@ -90,10 +101,6 @@ enum ExposureMeasurement {
       ev = max(ev, maxDarken)
     }
 
-    let sceneEV = sceneEV100(input.capture)
-    let intent = darkIntent(
-      hist: hist, total: stats.pixelCount, medianL: percentiles[3], p99L: percentiles[6],
-      sceneEV: sceneEV, flashFired: input.capture.flashFired)
     let darkOnPurpose = intent >= 0.5
     if ev > 0 {
       ev *= 1 - 0.8 * intent
