@@ -91,7 +91,7 @@ enum ExposureMeasurement {
       let whiteEV = log2(whiteTarget / max(p995Y, 1e-4))
       let headroom = log2(1 / max(p99Y, 1e-4)) + 0.3
       let brightScene = (sceneEV ?? 0) >= 10 && input.capture.flashFired != true
-      let nightPicture = sceneEV == nil && intent > 0.25
+      let nightPicture = sceneEV == nil && intent > 0.02 && percentiles[6] >= 80
       ev = min(ev, max(0, brightScene || nightPicture ? headroom : whiteEV), maxBrighten)
     } else {
       // Darken only what shows overexposure (blown highlights over more than ~2 % of the
