@@ -54,7 +54,10 @@ enum ColorMeasurement {
     let backlit = ExposureMeasurement.smoothstep(35, 50, p[6] - p[3])
     let warmLight = ExposureMeasurement.smoothstep(0.4, 0.8, warmth)
     let lightIsScene = (1 - 0.7 * darkIntent) * (1 - 0.7 * backlit * warmLight)
-    let confidence = coverage * (0.4 + 0.6 * agreement) * oneColour * lightIsScene
+    // In fog or mist (the darkest percent at L* 25–40 and up) most of what the camera saw is
+    // light scattered by the air: its colour is the weather's, not a cast to remove.
+    let misty = 1 - 0.85 * ExposureMeasurement.smoothstep(25, 40, p[0])
+    let confidence = coverage * (0.4 + 0.6 * agreement) * oneColour * lightIsScene * misty
     return ColorAnalysis(
       illuminant: illuminant, warmth: warmth, greenTint: greenTint,
       confidence: min(1, max(0, confidence)), meanChroma: meanChroma, hueShares: hueShares)

@@ -15,6 +15,9 @@ enum ExposureMeasurement {
   /// The offset added before taking logs (Reinhard et al. 2002 use a small δ too), so black
   /// pixels do not pull the key to zero. Linear luminance; L* ≈ 0.9.
   static let keyEpsilon = 0.001
+  /// Where the brightest half-percent of a normally exposed photo's linear luminance sits
+  /// (encoded ≈ 0.96): brightening stops when it gets there.
+  static let whiteTarget = 0.92
   /// Brightening never goes beyond this (EV).
   static let maxBrighten = 4.0
   /// Darkening never goes beyond this (EV).
@@ -60,6 +63,7 @@ enum ExposureMeasurement {
       Double(lOfBin[percentileBin(hist, $0, total: stats.pixelCount)])
     }
     let p99Y = Double(percentileBin(hist, 0.99, total: stats.pixelCount)) / Double(bins - 1)
+    let p995Y = Double(percentileBin(hist, 0.995, total: stats.pixelCount)) / Double(bins - 1)
 
     // Subject: mean and log-average over the subject region, and over the faces.
     let region = regionMeans(stats, input.subject.region)
@@ -67,16 +71,28 @@ enum ExposureMeasurement {
     let subjectMean = faceRegion.map { 0.7 * $0.mean + 0.3 * region.mean } ?? region.mean
 
     // How far the photo is from a normal brightness, judged mostly by the subject.
+    let sceneEV = sceneEV100(input.capture)
+    let intent = darkIntent(
+      hist: hist, total: stats.pixelCount, medianL: percentiles[3], p99L: percentiles[6],
+      sceneEV: sceneEV, flashFired: input.capture.flashFired)
     var ev = 0.6 * log2(targetKey / max(region.key, 1e-4)) + 0.4 * log2(targetKey / max(key, 1e-4))
     if let face = faceRegion {
       ev = 0.6 * log2(targetFaceLuminance / max(face.mean, 1e-4)) + 0.4 * ev
     }
     if ev > 0 {
-      // Do not push the brightest 1 % of the photo far past white: an underexposed copy keeps
-      // the headroom it lost, a low-key photo with bright parts (a silhouette against the sky)
-      // does not get lifted into clipping.
+      // Anchor on the white point: an underexposed photo lost exactly the headroom its
+      // brightest half-percent now has below where a normal photo's whites sit, while a photo
+      // whose whites are already there (lights, sky, a white shirt) is dark on purpose or by
+      // its content, not by its exposure. Both must ask for light: the key (how dark the
+      // subject is) and the white point (how much room is left above it).
+      // Two cases keep the older, wider limit (the brightest 1 % not pushed far past white):
+      // EXIF of a bright scene proves the darkness is underexposure, and the picture of a night
+      // scene without EXIF may be either, so it is judged by the key and `darkIntent` alone.
+      let whiteEV = log2(whiteTarget / max(p995Y, 1e-4))
       let headroom = log2(1 / max(p99Y, 1e-4)) + 0.3
-      ev = min(ev, max(0, headroom), maxBrighten)
+      let brightScene = (sceneEV ?? 0) >= 10 && input.capture.flashFired != true
+      let nightPicture = sceneEV == nil && intent > 0.02 && percentiles[6] >= 80
+      ev = min(ev, max(0, brightScene || nightPicture ? headroom : whiteEV), maxBrighten)
     } else {
       // Darken only what shows overexposure (blown highlights over more than ~2 % of the
       // photo); a bright photo without clipping (snow, a white wall, high key) stays.
@@ -85,10 +101,6 @@ enum ExposureMeasurement {
       ev = max(ev, maxDarken)
     }
 
-    let sceneEV = sceneEV100(input.capture)
-    let intent = darkIntent(
-      hist: hist, total: stats.pixelCount, medianL: percentiles[3], p99L: percentiles[6],
-      sceneEV: sceneEV, flashFired: input.capture.flashFired)
     let darkOnPurpose = intent >= 0.5
     if ev > 0 {
       ev *= 1 - 0.8 * intent

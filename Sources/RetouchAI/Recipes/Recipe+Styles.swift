@@ -45,7 +45,9 @@ extension Recipe {
     // A veil raises the black level and flattens the tones: both must show (a bright, soft
     // scene alone is not veiled).
     let p1 = a.lightness(percentile: 1)
-    let veil = Sizing.ramp(p1, from: 12, to: 30)
+    // A black level at L* 12–35 is often the scene itself (fog, mist, a soft print): only a
+    // clearly raised one (the darkest percent at L* ≥ 40) counts as a veil to remove.
+    let veil = Sizing.ramp(p1, from: 38, to: 50)
       * Sizing.ramp(24 - a.exposure.lightnessDeviation, from: 2, to: 10)
     var p: [EditSettingType: Double]
     if veil > 0 {

@@ -70,8 +70,14 @@ extension Recipe {
     let ids = Set(parts.map(\.0))
     if ids.contains("brighten") { parts.removeAll { $0.0 == "lift-shadows" } }
     if ids.contains("darken") { parts.removeAll { $0.0 == "recover-highlights" } }
-    if let veil = punch.propose(a), SuggestionRanker.isFix(veil) { parts.append(("punch", veil)) }
-    guard parts.count >= 2 else { return nil }
+    if let veil = punch.propose(a), SuggestionRanker.isFix(veil) {
+      // A veil of light dilutes the colour statistics and the exposure key: the veil fit's own
+      // exposure stands, and a cast measured through the veil is not trusted.
+      parts.removeAll { ["warm-up", "cool-down", "fix-tint", "brighten", "darken"].contains($0.0) }
+      parts.append(("punch", veil))
+    }
+    let veiled = parts.contains { $0.0 == "punch" }
+    guard parts.count >= 2 || veiled else { return nil }
     var config = EditConfig.neutral
     for (_, p) in parts { config = config.combined(with: p.config) }
     // The veil fit already chose the exposure that goes with removing the veil (a veiled photo
@@ -83,6 +89,6 @@ extension Recipe {
     for (k, v) in config.properties { clamped[k] = k.setting.clamp(v) }
     return RecipeProposal(
       config: EditConfig(properties: clamped), need: parts.map(\.1.need).max() ?? 0,
-      correctsCast: parts.contains { $0.1.correctsCast }, rankBonus: 0.05 * Double(parts.count - 1))
+      correctsCast: parts.contains { $0.1.correctsCast }, rankBonus: 0.05 * Double(max(parts.count - 1, veiled ? 1 : 0)))
   }
 }
