@@ -170,7 +170,7 @@ struct SuggestionStateTests {
     let provider: EditController.SuggestionProvider = { image, metadata, options in
       seen.withLock { $0 = options }
       await Task.detached { gate.wait() }.value
-      return [Self.suggestion("brighten", EditConfig(properties: [.exposure: 0.3]))]
+      return SuggestionResult([Self.suggestion("brighten", EditConfig(properties: [.exposure: 0.3]))])
     }
     let c = EditController(previewMaxDimension: 128, suggestionProvider: provider)
     var options = SuggestionOptions()
@@ -196,7 +196,7 @@ struct SuggestionStateTests {
   }
 
   @Test func noSuggestionsIsUnavailable() async throws {
-    let c = try await preparedController(suggestionProvider: { _, _, _ in [] })
+    let c = try await preparedController(suggestionProvider: { _, _, _ in SuggestionResult([]) })
     c.processAI()
     let state = await c.settledSuggestions()
     guard case .unavailable = state else {

@@ -33,8 +33,13 @@ struct LearningWiringTests {
     let offered = [
       suggestion("vivid", EditConfig(properties: [.saturation: 0.3])), suggestion("matte", matte),
     ]
+    // A stand-in engine: the offered list, ranked on the photo's real analysis.
     let c = EditController(
-      previewMaxDimension: 256, suggestionProvider: { _, _, _ in offered }, learning: recorder)
+      previewMaxDimension: 256,
+      suggestionProvider: { image, metadata, _ in
+        SuggestionResult(offered, analysis: SuggestionEngine().analysis(of: image, metadata: metadata))
+      },
+      learning: recorder)
     try await c.prepare(source: FileEditSource(url: SharedPhotos.url("g04")))
     c.processAI()
     #expect(await c.settledSuggestions().suggestions.count == 2)
@@ -51,6 +56,31 @@ struct LearningWiringTests {
     #expect(record.offeredLooks == ["vivid", "matte"])
     // The move after the look, not the look itself.
     #expect(record.typedSliderDeltas == [.saturation: -0.15])
+  }
+
+  @Test func suggestionsWithoutAnAnalysisRecordNothing() async throws {
+    let store = temporaryStore()
+    defer { try? store.reset() }
+    let offered = [suggestion("vivid", EditConfig(properties: [.saturation: 0.3]))]
+    let c = EditController(
+      previewMaxDimension: 256, suggestionProvider: { _, _, _ in SuggestionResult(offered) },
+      learning: LearningRecorder(store: store))
+    try await c.prepare(source: FileEditSource(url: SharedPhotos.url("g04")))
+    c.processAI()
+    #expect(await c.settledSuggestions().suggestions.count == 1)
+    c.applySuggestion(offered[0])
+    _ = try await c.exportData()
+    #expect(store.learnedEditCount == 0)
+  }
+
+  @Test func theEngineHandsItsAnalysisToTheSession() async throws {
+    let photo = try ImageDecoder().decode(SharedPhotos.url("g04"))
+    let engine = SuggestionEngine()
+    let result = await engine.suggestionResult(for: photo.image, metadata: photo.metadata)
+    // The analysis travels with the list, equal to measuring the photo again.
+    #expect(result.analysis == engine.analysis(of: photo.image, metadata: photo.metadata))
+    #expect(result.suggestions.map(\.lookID)
+      == (await engine.suggestions(for: photo.image, metadata: photo.metadata)).map(\.lookID))
   }
 
   @Test func aSessionWithoutSuggestionsRecordsNothing() async throws {

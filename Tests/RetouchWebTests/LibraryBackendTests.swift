@@ -102,12 +102,12 @@ final class LibraryBackendTests {
   @Test func aSuggestionReplacesColorAndToneAndKeepsTheCrop() async throws {
     var options = LibraryBackend.Options()
     options.suggestionProvider = { _, _, _ in
-      [
+      SuggestionResult([
         EditSuggestion(
           lookID: "warm", title: LocalizedText("Warm", zh: "暖"), symbolName: "sun.max",
           kind: .style, config: EditConfig(properties: [.temperature: 0.4, .exposure: 0.2]), thumbnail: nil,
           score: 1)
-      ]
+      ])
     }
     let backend = LibraryBackend(library: library, options: options)
     let session = try await backend.openSession(assetID: assetID).sessionID

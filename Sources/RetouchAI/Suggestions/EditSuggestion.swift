@@ -75,3 +75,17 @@ public struct SuggestionOptions: Sendable, Hashable {
     self.thumbnailMaxDimension = thumbnailMaxDimension
   }
 }
+
+/// Suggestions with the analysis they were ranked on.
+public struct SuggestionResult: Sendable {
+  /// Best first; empty when nothing is offered or the work was cancelled.
+  public var suggestions: [EditSuggestion]
+  /// What the engine measured; nil when it was cancelled before measuring, or when the list
+  /// came from somewhere that did not measure (a test's stand-in).
+  public var analysis: PhotoAnalysis?
+
+  public init(_ suggestions: [EditSuggestion], analysis: PhotoAnalysis? = nil) {
+    self.suggestions = suggestions
+    self.analysis = analysis
+  }
+}

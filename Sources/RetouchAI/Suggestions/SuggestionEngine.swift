@@ -109,6 +109,15 @@ public struct SuggestionEngine: Sendable {
   public func suggestions(
     for image: Image, metadata: PhotoMetadata? = nil, options: SuggestionOptions = .init()
   ) async -> [EditSuggestion] {
+    await suggestionResult(for: image, metadata: metadata, options: options).suggestions
+  }
+
+  /// ``suggestions(for:metadata:options:)`` together with the analysis they were ranked on, for
+  /// callers that keep it (the editing session records it for learning) instead of measuring the
+  /// photo again.
+  public func suggestionResult(
+    for image: Image, metadata: PhotoMetadata? = nil, options: SuggestionOptions = .init()
+  ) async -> SuggestionResult {
     rankedSuggestions(
       for: image, metadata: metadata, options: options, measureNoise: true,
       isCancelled: { Task.isCancelled })
@@ -122,7 +131,8 @@ public struct SuggestionEngine: Sendable {
   ) -> [EditSuggestion] {
     rankedSuggestions(
       for: image, metadata: metadata, options: options, measureNoise: true,
-      isCancelled: isCancelled)
+      isCancelled: isCancelled
+    ).suggestions
   }
 
   /// The analysis the suggestions are based on (grain included), for tools that show it.
@@ -133,19 +143,19 @@ public struct SuggestionEngine: Sendable {
   func rankedSuggestions(
     for image: Image, metadata: PhotoMetadata?, options: SuggestionOptions, measureNoise: Bool,
     isCancelled: () -> Bool
-  ) -> [EditSuggestion] {
-    if isCancelled() { return [] }
+  ) -> SuggestionResult {
+    if isCancelled() { return SuggestionResult([]) }
     let analyzer = PhotoAnalyzer()
     let small = PhotoAnalyzer.analysisCopy(of: image)
     var analysis = analyzer.analyzeSmall(small, fullSize: image.size, metadata: metadata)
     if measureNoise { analysis.noise = analyzer.measureNoise(of: image, analysis: analysis) }
-    if isCancelled() { return [] }
+    if isCancelled() { return SuggestionResult([]) }
     let ranker = SuggestionRanker(analysis: analysis, measureCopy: Self.measureCopy(of: small))
     let disabled = options.disabledLooks
     guard
       let ranked = ranker.ranked(
         Recipe.all.filter { $0.kind != .theme }, disabled: disabled, isCancelled: isCancelled)
-    else { return [] }
+    else { return SuggestionResult([]) }
 
     var picks: [(Recipe?, EditConfig, Double)] = []
     let improves = ranked.first.map {
@@ -162,7 +172,7 @@ public struct SuggestionEngine: Sendable {
       guard
         let themes = ranker.ranked(
           Recipe.themes, disabled: disabled, isCancelled: isCancelled)
-      else { return [] }
+      else { return SuggestionResult([]) }
       for c in themes { picks.append((c.recipe, c.proposal.config, c.score)) }
     }
 
@@ -170,7 +180,7 @@ public struct SuggestionEngine: Sendable {
       image: image, small: small, maxDimension: options.thumbnailMaxDimension)
     var out: [EditSuggestion] = []
     for (recipe, config, score) in picks {
-      if isCancelled() { return [] }
+      if isCancelled() { return SuggestionResult([]) }
       let thumbnail = thumbnailBase.map { base -> Image in
         guard config.hasEdits else { return base }
         let scale = Double(base.size.longEdge) / Double(max(image.size.longEdge, 1))
@@ -189,7 +199,7 @@ public struct SuggestionEngine: Sendable {
             score: 0))
       }
     }
-    return isCancelled() ? [] : out
+    return isCancelled() ? SuggestionResult([]) : SuggestionResult(out, analysis: analysis)
   }
 
   /// `ranked` in the order and with the configs learning gives them (unchanged without records

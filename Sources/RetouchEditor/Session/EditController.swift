@@ -29,7 +29,7 @@ public final class EditController: Sendable {
   public typealias PreviewRenderer = @Sendable (Image, EditConfig, Double, RenderOptions) -> Image
   /// Proposes suggestions for (photo at preview size, metadata, options).
   public typealias SuggestionProvider =
-    @Sendable (Image, PhotoMetadata?, SuggestionOptions) async -> [EditSuggestion]
+    @Sendable (Image, PhotoMetadata?, SuggestionOptions) async -> SuggestionResult
 
   /// The long edge of previews in pixels (default 2048).
   public let previewMaxDimension: Int
@@ -57,7 +57,7 @@ public final class EditController: Sendable {
       }
     self.suggestionProvider =
       suggestionProvider ?? { image, metadata, options in
-        await SuggestionEngine().suggestions(for: image, metadata: metadata, options: options)
+        await SuggestionEngine().suggestionResult(for: image, metadata: metadata, options: options)
       }
     self.learning = learning
   }
@@ -101,8 +101,8 @@ public final class EditController: Sendable {
     var aiRequested = false
     var aiTask: Task<Void, Never>?
     var applied: (lookID: String, config: EditConfig)?
-    /// The image the suggestions are computed on (for the learning record).
-    var suggestionSource: Image?
+    /// The analysis the suggestions were ranked on (for the learning record).
+    var suggestionAnalysis: PhotoAnalysis?
     var exportRecorded = false
 
     var shownConfig: EditConfig { uncommitted ?? history.current }
@@ -217,7 +217,7 @@ public final class EditController: Sendable {
       s.history = EditHistory(initial: initialConfig)
       s.uncommitted = nil
       s.suggestions = .pending
-      s.suggestionSource = nil
+      s.suggestionAnalysis = nil
       s.applied = nil
       s.exportRecorded = false
       s.notify()
@@ -329,17 +329,18 @@ public final class EditController: Sendable {
         return nil
       }
       s.suggestions = .loading
-      s.suggestionSource = image
       s.notify()
       return (image, s.metadata, s.suggestionOptions, s.photo)
     }
     guard let (image, metadata, options, photo) = job else { return }
     let provider = suggestionProvider
     let task = Task.detached { [weak self] in
-      let list = await provider(image, metadata, options)
+      let result = await provider(image, metadata, options)
       self?.state.withLock { s in
         guard s.photo == photo, case .loading = s.suggestions else { return }
+        let list = result.suggestions
         s.suggestions = Task.isCancelled || list.isEmpty ? .unavailable : .done(list)
+        s.suggestionAnalysis = result.analysis
         s.notify()
       }
     }
@@ -678,7 +679,7 @@ public final class EditController: Sendable {
       return EditExportRecord(
         appliedLookID: s.applied?.lookID, suggestedConfig: s.applied?.config, exportedConfig: edit,
         offeredLookIDs: offered.map(\.lookID), metadata: s.metadata,
-        suggestionSource: offered.isEmpty ? nil : s.suggestionSource,
+        analysis: offered.isEmpty ? nil : s.suggestionAnalysis,
         sessionID: "\(sessionID)-\(s.photo)")
     }
     if let record { learning.recordExport(record) }
@@ -698,7 +699,7 @@ public final class EditController: Sendable {
         s.originalTask = nil
         s.aiTask = nil
         s.previewSource = nil
-        s.suggestionSource = nil
+        s.suggestionAnalysis = nil
         s.preview = nil
         s.pendingRender = nil
         s.source = nil

@@ -96,9 +96,9 @@ public struct EditExportRecord: Sendable {
   public let offeredLookIDs: [String]
   /// The photo's metadata.
   public let metadata: PhotoMetadata?
-  /// The image the suggestions were computed on (the session's preview copy), nil when no
-  /// suggestions were generated in the session: learning then records nothing.
-  public let suggestionSource: Image?
+  /// The analysis the session's suggestions were ranked on, nil when no suggestions were
+  /// generated (or their provider measured nothing): learning then records nothing.
+  public let analysis: PhotoAnalysis?
   /// Identifies the session (and its photo): a learning store keeps one record per session.
   public let sessionID: String
 }

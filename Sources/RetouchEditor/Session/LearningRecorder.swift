@@ -2,7 +2,6 @@
 
 import Foundation
 import RetouchAI
-import RetouchCore
 import RetouchRender
 import Synchronization
 
@@ -26,8 +25,7 @@ public final class LearningRecorder: EditLearning {
   public var lastWarning: String? { warning.withLock { $0 } }
 
   public func recordExport(_ record: EditExportRecord) {
-    guard let source = record.suggestionSource, let record = Self.learningRecord(from: record, source: source)
-    else { return }
+    guard let record = Self.learningRecord(from: record) else { return }
     do {
       if let w = try store.record(record) { warning.withLock { $0 = w } }
     } catch {
@@ -35,10 +33,10 @@ public final class LearningRecorder: EditLearning {
     }
   }
 
-  /// The record of an export. The analysis is measured again on the image the suggestions were
-  /// computed on, which gives the engine's own analysis bit for bit.
-  static func learningRecord(from export: EditExportRecord, source: Image) -> LearningRecord? {
-    let analysis = SuggestionEngine().analysis(of: source, metadata: export.metadata)
+  /// The record of an export, on the analysis the session's suggestions were ranked on; nil
+  /// without one.
+  static func learningRecord(from export: EditExportRecord) -> LearningRecord? {
+    guard let analysis = export.analysis else { return nil }
     // Original is "no look": the moves are then from the unedited photo.
     let kept = export.appliedLookID == SuggestionEngine.originalID ? nil : export.appliedLookID
     let base = kept == nil ? EditConfig.neutral : (export.suggestedConfig ?? .neutral)

@@ -541,7 +541,7 @@ public actor LibraryBackend: WebBackend {
         // Read per session, so what was saved a moment ago already counts.
         let engine = SuggestionEngine(learning: store)
         provider = { image, metadata, options in
-          await engine.suggestions(for: image, metadata: metadata, options: options)
+          await engine.suggestionResult(for: image, metadata: metadata, options: options)
         }
       }
     }
