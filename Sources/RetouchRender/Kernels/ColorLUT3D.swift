@@ -304,113 +304,15 @@ public struct ColorLUT3D: Sendable {
     return unsafeBitCast(t, to: SIMD4<UInt32>.self) &- 0x4B40_0000
   }
 
-  /// The 8-bit kernel, in fixed point: entries are `round(4080·c)` (12 bits) packed into three
-  /// 21-bit fields of a `UInt64`, weights are fractions of 256 summing to 256, so one 64-bit
-  /// multiply-add per corner interpolates all three channels without carries between fields
-  /// (`4080 × 256 + 2048 < 2²¹`), and `(sum + 2048) >> 12` rounds to 8 bits. The fraction's
-  /// 1/512-cell rounding and the entries' 1/8160 rounding move results by at most ~0.05 code
-  /// values against the float path.
-  ///
-  /// Two steps per group of 8 pixels: one scalar load per channel from ``axis8`` gives the
-  /// cell offset (the three words' sum, shifted) and the fraction (low 10 bits); `SIMD8<Int32>`
-  /// maths then picks each pixel's tetrahedron and weights for all 8 at once (max/min and
-  /// lane selects, no table); a scalar loop does the four 64-bit gathers and multiply-adds.
-  /// Ties between fractions may pick either tetrahedron: the corner they disagree on gets
-  /// weight 0, so the result is the same integer.
-  ///
-  /// Swift, not C: the same two kernels in C (clang `-O3`, and again with
-  /// `__attribute__((target("avx2,bmi2")))`), timed in the same program on 12 MP random pixels,
-  /// one thread, CPU time: one pixel at a time, C 75 ms against Swift 76 (the previous kernel);
-  /// two-step, C 61 ms (62 with the AVX2 target) against this kernel's 62. Swift is within
-  /// 1.05× of C, far from the 1.5× the project asks before a C kernel. AVX2 gathers were not
-  /// tried: they issue one load per lane, so they cannot lower the ≈ 16 loads per pixel, and
-  /// AVX2 has no 64-bit lane multiply for the packed entries.
+  /// The 8-bit kernel: ``apply8Fused(_:count:channels:gains:vignette:vectorized:)`` without a
+  /// gain or a vignette, row by row (see there for the fixed point and the measurements).
   func apply8(
     _ base: UnsafeMutableRawPointer, width: Int, rows: Range<Int>, channels: Int
   ) {
-    let n = size
-    let rounding: UInt64 = 2048 | 2048 << 21 | 2048 << 42
-    let diagonal = 1 &+ n &+ n &* n
-    let one = SIMD8<Int32>(repeating: 1)
-    let stepG = SIMD8<Int32>(repeating: Int32(n))
-    let stepB = SIMD8<Int32>(repeating: Int32(n * n))
-    let diagonal8 = SIMD8<Int32>(repeating: Int32(diagonal))
-    let fractionMask = SIMD8<UInt32>(repeating: 1023)
-    // Scratch: 3 × 8 axis words, then 6 × 8 results (cell, corner A, corner B, 3 weights).
-    withUnsafeTemporaryAllocation(byteCount: 9 * 32, alignment: 32) { scratch in
-      let words = scratch.baseAddress.unsafelyUnwrapped
-      let t = words.assumingMemoryBound(to: UInt32.self)
-      let plan = (words + 96).assumingMemoryBound(to: Int32.self)
-      packed8.withUnsafeBufferPointer { table in
-        axis8.withUnsafeBufferPointer { axisBuffer in
-          let lut = table.baseAddress.unsafelyUnwrapped
-          let axis = axisBuffer.baseAddress.unsafelyUnwrapped
-          /// One group of `m` (1…8) pixels from `p`; returns the pointer past them.
-          @inline(__always)
-          func group(_ p: UnsafeMutablePointer<UInt8>, _ m: Int) -> UnsafeMutablePointer<UInt8> {
-            var p = p
-            var q = p
-            for j in 0..<m {
-              t[j] = axis[Int(q[0])]
-              t[8 &+ j] = axis[256 &+ Int(q[1])]
-              t[16 &+ j] = axis[512 &+ Int(q[2])]
-              q += channels
-            }
-            let words = UnsafeRawPointer(t)
-            let tr = words.load(as: SIMD8<UInt32>.self)
-            let tg = words.load(fromByteOffset: 32, as: SIMD8<UInt32>.self)
-            let tb = words.load(fromByteOffset: 64, as: SIMD8<UInt32>.self)
-            let cell = SIMD8<Int32>(truncatingIfNeeded: (tr &+ tg &+ tb) &>> 10)
-            let dr = SIMD8<Int32>(truncatingIfNeeded: tr & fractionMask)
-            let dg = SIMD8<Int32>(truncatingIfNeeded: tg & fractionMask)
-            let db = SIMD8<Int32>(truncatingIfNeeded: tb & fractionMask)
-            let wMax = pointwiseMax(dr, pointwiseMax(dg, db))
-            let wMin = pointwiseMin(dr, pointwiseMin(dg, db))
-            let wMid = dr &+ dg &+ db &- wMax &- wMin
-            // Corner A: one step along the largest fraction's axis. Corner B: the diagonal
-            // minus one step along the smallest fraction's axis.
-            var stepA = stepB.replacing(with: stepG, where: dg .>= db)
-            stepA.replace(with: one, where: (dr .>= dg) .& (dr .>= db))
-            var stepMin = one.replacing(with: stepG, where: dg .<= dr)
-            stepMin.replace(with: stepB, where: (db .<= dr) .& (db .<= dg))
-            let out = UnsafeMutableRawPointer(plan)
-            out.storeBytes(of: cell, as: SIMD8<Int32>.self)
-            out.storeBytes(of: cell &+ stepA, toByteOffset: 32, as: SIMD8<Int32>.self)
-            out.storeBytes(
-              of: cell &+ diagonal8 &- stepMin, toByteOffset: 64, as: SIMD8<Int32>.self)
-            out.storeBytes(of: wMax &- wMid, toByteOffset: 96, as: SIMD8<Int32>.self)
-            out.storeBytes(of: wMid &- wMin, toByteOffset: 128, as: SIMD8<Int32>.self)
-            out.storeBytes(of: wMin, toByteOffset: 160, as: SIMD8<Int32>.self)
-            for j in 0..<m {
-              let c = Int(plan[j])
-              let wA = UInt64(truncatingIfNeeded: plan[24 &+ j])
-              let wB = UInt64(truncatingIfNeeded: plan[32 &+ j])
-              let w1 = UInt64(truncatingIfNeeded: plan[40 &+ j])
-              var sum = lut[c] &* (256 &- wA &- wB &- w1)
-              sum &+= lut[Int(plan[8 &+ j])] &* wA
-              sum &+= lut[Int(plan[16 &+ j])] &* wB
-              sum &+= lut[c &+ diagonal] &* w1
-              sum &+= rounding
-              p[0] = UInt8(truncatingIfNeeded: sum >> 12)
-              p[1] = UInt8(truncatingIfNeeded: sum >> 33)
-              p[2] = UInt8(truncatingIfNeeded: sum >> 54)
-              p += channels
-            }
-            return p
-          }
-          let rowBytes = width * channels
-          for y in rows {
-            var p = base.assumingMemoryBound(to: UInt8.self) + y * rowBytes
-            var left = width
-            // Whole groups with a constant count, so both per-pixel loops unroll.
-            while left >= 8 {
-              p = group(p, 8)
-              left -= 8
-            }
-            if left > 0 { p = group(p, left) }
-          }
-        }
-      }
+    for y in rows {
+      apply8Fused(
+        base.assumingMemoryBound(to: UInt8.self) + y * width * channels, count: width,
+        channels: channels, gains: nil, vignette: nil)
     }
   }
 

@@ -42,16 +42,25 @@ public struct VignetteMask: Sendable {
   }
 
   /// Writes the multipliers of output row `y` into `row[0..<width]`.
+  ///
+  /// Inside the inner ellipse (``unitRange(y:)``) the multiplier is 1 without evaluating the
+  /// falloff (the same value: `exp2(0)` is exactly 1).
   @inlinable
   public func fillRow(y: Int, into row: UnsafeMutablePointer<Float>) {
     let rowTerm = VignetteMask.halfSquare(y, height)
     let k = -2 * amount
+    let inner = unitRange(y: y) ?? width..<width
     columnTerm.withUnsafeBufferPointer { c in
-      for x in 0..<width {
-        let t = SpatialMath.clamp((c[x] + rowTerm - 0.2) * 1.25, 0, 1)
-        row[x] = SpatialMath.exp2(k * (t * t * (3 - 2 * t)))
+      @inline(__always) func falloff(_ range: Range<Int>) {
+        for x in range {
+          let t = SpatialMath.clamp((c[x] + rowTerm - 0.2) * 1.25, 0, 1)
+          row[x] = SpatialMath.exp2(k * (t * t * (3 - 2 * t)))
+        }
       }
+      falloff(0..<inner.lowerBound)
+      falloff(inner.upperBound..<width)
     }
+    for x in inner { row[x] = 1 }
   }
 
   /// The columns of row `y` whose multiplier is exactly 1 (inside the inner ellipse, where

@@ -238,6 +238,10 @@ struct PixelStages: Sendable {
     _ y: Int, _ row: UnsafeMutableRawPointer, width: Int, channels: Int, eightBit eight: Bool,
     scratch: RowScratch
   ) {
+    if eight, clarity == nil, grain == nil, let lut, lut.supportsFused8 {
+      fusedRow8(y, row.assumingMemoryBound(to: UInt8.self), width: width, channels: channels, lut: lut, scratch: scratch)
+      return
+    }
     if let sampler = toneSampler {
       if localTone != nil { sampler.fillRow(y: y, values: toneGainGrid, into: scratch.tone) }
       if clarity != nil { sampler.fillRow(y: y, layer: .clarity, into: scratch.clarity) }
@@ -273,6 +277,38 @@ struct PixelStages: Sendable {
         finish(row.assumingMemoryBound(to: UInt16.self), width, channels, v, g)
       }
     }
+  }
+
+  /// ``processRow(_:_:width:channels:eightBit:scratch:)`` for 8-bit rows with a colour table
+  /// and neither clarity nor grain: local tone, table and vignette in one pass
+  /// (``ColorLUT3D/apply8Fused(_:count:channels:gains:vignette:)``), the vignette skipped inside
+  /// its inner ellipse, where it is exactly 1.
+  func fusedRow8(
+    _ y: Int, _ row: UnsafeMutablePointer<UInt8>, width: Int, channels: Int, lut: ColorLUT3D,
+    scratch: RowScratch
+  ) {
+    var gains: UnsafePointer<Float>?
+    if let sampler = toneSampler, localTone != nil {
+      sampler.fillRow(y: y, values: toneGainGrid, into: scratch.tone)
+      gains = UnsafePointer(scratch.tone)
+    }
+    guard let vignette else {
+      lut.apply8Fused(row, count: width, channels: channels, gains: gains, vignette: nil)
+      return
+    }
+    vignette.fillRow(y: y, into: scratch.vignette)
+    let v = UnsafePointer(scratch.vignette)
+    let inner = vignette.unitRange(y: y) ?? width..<width
+    func span(_ range: Range<Int>, vignette: Bool) {
+      let x = range.lowerBound
+      lut.apply8Fused(
+        row + x * channels, count: range.count, channels: channels, gains: gains.map { $0 + x },
+        vignette: vignette ? v + x : nil)
+    }
+    // Left of the inner ellipse, inside it (multiplier 1), right of it.
+    span(0..<inner.lowerBound, vignette: true)
+    span(inner, vignette: false)
+    span(inner.upperBound..<width, vignette: true)
   }
 
   /// The local gain for one pixel in linear light: the shadows/highlights gain interpolated
