@@ -60,12 +60,6 @@ let package = Package(
         .linkedLibrary("pthread", .when(platforms: [.linux])),
       ]),
 
-    // MARK: Hot pixel kernels in C where Swift cannot reach the instructions they need (AVX-512
-    // gathers), chosen at run time from the CPU; each has a Swift twin that gives the same bytes.
-    .target(
-      name: "CRetouchKernels",
-      cSettings: [.unsafeFlags(["-O3"])]),
-
     // MARK: Benchmark only: a C reference of the fused colour pass, for retouch-bench's render
     // suite (compared with, never linked into a library or the CLI; built for this CPU).
     .target(
@@ -79,7 +73,7 @@ let package = Package(
       swiftSettings: optimized),
     .target(
       name: "RetouchRender",
-      dependencies: ["RetouchCore", "CRetouchKernels"],
+      dependencies: ["RetouchCore"],
       swiftSettings: optimized),
     .target(
       name: "RetouchIO",

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import CRetouchKernels
 import RetouchCore
 
 /// The 8-bit per-pixel stages of a render in one pass: the local tone gain (a multiplier of
@@ -29,45 +28,30 @@ import RetouchCore
 /// Against the float reference (gain, the table's float interpolation, vignette, one rounding)
 /// the result is within 0.75 code values, mean ≤ 0.23 (tests).
 ///
-/// **Speed, and why part of it is C.** The work is table look-ups (decode, grid coordinate, four
-/// corners, decode, encode) with a little integer maths around each. In Swift it runs as scalar
-/// loads: callgrind counts ≈ 88 instructions per pixel for gain + table + vignette, 44 for the
-/// table alone. The same two-step kernel written in C with scalar code was within 1.05× of this
-/// Swift (earlier measurement: 61 against 62 ms on 12 MP, one thread), so scalar C buys nothing.
-/// What Swift cannot reach is AVX-512: `rt_fused8_avx512` (CRetouchKernels) does 16 pixels per
-/// gather instruction and their arithmetic in a handful of vector instructions, chosen at run
-/// time when the CPU has AVX-512 F/BW/DQ/VL/VBMI, for 3-channel rows of 33-point tables. It gives
-/// the same bytes as the Swift kernel (tests). Measured (12 MP photo, one thread, typical edit's
-/// table with local tone gains and vignette): see `Benchmarks/render.txt`, "fused kernel".
+/// **Speed, and why it is Swift.** The work is table look-ups (decode, grid coordinate, four
+/// corners, decode, encode) with a little integer maths around each, run as scalar loads.
+/// 12 MP of random pixels, one thread, best of 5 (release, 2-core AVX-512 VM, other work on the
+/// other core): table alone 67 ms, with gains 82, with vignette 94, all three 108 ms — against
+/// about 150 ms for the three separate passes it replaces (callgrind: 1.17 G against 1.07 G
+/// instructions on the typical edit, plus two stores and loads of every byte). An AVX-512 twin in
+/// C (16 pixels per gather, same bytes) was written and timed in the same run: 59, 65, 76 and
+/// 87 ms, only 1.14–1.26× faster, because a 16-lane gather on this CPU costs as much as 16 scalar
+/// loads (2.1 ns against 2.0 ns in a micro-benchmark). Below the 1.5× the project asks of a C
+/// kernel, so it was not kept.
 extension ColorLUT3D {
   /// The grid size the fused kernel's input table is built for.
   static let fusedSize = 33
 
-  /// Whether ``apply8Fused(_:count:channels:gains:vignette:vectorized:)`` can take gains (and
-  /// run its AVX-512 twin) with this table.
+  /// Whether ``apply8Fused(_:count:channels:gains:vignette:)`` can take gains with this table.
   var supportsFused8: Bool { size == Self.fusedSize }
 
   /// Linear light in 16384 steps (the index of ``PixelStages/linearToCode8``) → the encoded
   /// value as a 33-point grid coordinate in 1/256 of a cell: `round(encode(i/16383) · 32 · 256)`,
   /// 0…8192. Near black one step of linear light is 0.2 code values, so nothing is lost against
-  /// an 8-bit input. One entry of padding at the end (the C kernel reads 4 bytes per entry).
-  static let linearToAxis33: [UInt16] = (0...16384).map { i in
-    UInt16(
-      (SRGBTables.encodeExact(Double(min(i, 16383)) / 16383) * Double(fusedSize - 1) * 256)
-        .rounded())
+  /// an 8-bit input.
+  static let linearToAxis33: [UInt16] = (0..<16384).map { i in
+    UInt16((SRGBTables.encodeExact(Double(i) / 16383) * Double(fusedSize - 1) * 256).rounded())
   }
-
-  /// A code value as a 33-point grid coordinate in 1/256 of a cell, `round(v / 255 · 32 · 256)`:
-  /// the C kernel's form of ``axis8`` (cell and fraction follow from it the same way).
-  static let coordinate8: [UInt32] = (0..<256).map { v in
-    UInt32((Double(v) / 255 * Double(fusedSize - 1) * 256).rounded())
-  }
-
-  /// ``PixelStages/linearToCode8`` with 3 bytes of padding (the C kernel reads 4 bytes per entry).
-  static let linearToCode8Padded: [UInt8] = PixelStages.linearToCode8 + [0, 0, 0]
-
-  /// Whether this CPU can run the AVX-512 twin of the fused kernel.
-  static let fusedAVX512: Bool = rt_fused8_avx512_available() == 1
 
   /// An encoded value in 1/4080 steps (the packed entries' scale) → linear light × 16383.
   static let decode4080Scaled: [Float] = (0...4080).map { v in
@@ -80,18 +64,12 @@ extension ColorLUT3D {
   ///   - gains: one linear-light multiplier per pixel applied before the table (local tone), or
   ///     nil for none.
   ///   - vignette: one linear-light multiplier per pixel applied after it, or nil for none.
-  ///   - vectorized: run the AVX-512 twin (C) when the CPU has it and pixels are RGB (false: the
-  ///     Swift kernel, which gives the same bytes).
   func apply8Fused(
     _ row: UnsafeMutablePointer<UInt8>, count: Int, channels: Int, gains: UnsafePointer<Float>?,
-    vignette: UnsafePointer<Float>?, vectorized: Bool = true
+    vignette: UnsafePointer<Float>?
   ) {
     guard count > 0 else { return }
     precondition(gains == nil || supportsFused8, "gains need a \(Self.fusedSize)-point table")
-    if vectorized, channels == 3, supportsFused8, Self.fusedAVX512 {
-      applyFusedAVX512(row, count: count, gains: gains, vignette: vignette)
-      return
-    }
     let n = size
     let diagonal = 1 &+ n &+ n &* n
     let one = SIMD8<Int32>(repeating: 1)
@@ -227,32 +205,6 @@ extension ColorLUT3D {
                   }
                   if x < count { group(p, count &- x, x) }
                 }
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-extension ColorLUT3D {
-  /// Hands the row and the tables to `rt_fused8_avx512` (RGB8 only).
-  private func applyFusedAVX512(
-    _ row: UnsafeMutablePointer<UInt8>, count: Int, gains: UnsafePointer<Float>?,
-    vignette: UnsafePointer<Float>?
-  ) {
-    packed8.withUnsafeBufferPointer { packed in
-      Self.coordinate8.withUnsafeBufferPointer { coordinate8 in
-        Self.linearToAxis33.withUnsafeBufferPointer { toCoordinate in
-          PixelStages.decode8Scaled.withUnsafeBufferPointer { decode8 in
-            Self.decode4080Scaled.withUnsafeBufferPointer { decode4080 in
-              Self.linearToCode8Padded.withUnsafeBufferPointer { code8 in
-                var tables = rt_fused8_tables(
-                  packed: packed.baseAddress, n: Int32(size), coordinate8: coordinate8.baseAddress,
-                  linear_to_coordinate: toCoordinate.baseAddress, decode8: decode8.baseAddress,
-                  decode4080: decode4080.baseAddress, code8: code8.baseAddress)
-                rt_fused8_avx512(row, Int32(count), gains, vignette, &tables)
               }
             }
           }
