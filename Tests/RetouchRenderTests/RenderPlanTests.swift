@@ -190,12 +190,54 @@ struct ToneGuideCacheTests {
 
   @Test func renderingTwiceGivesTheSameResultAsAFreshRender() {
     var image = Image(width: 96, height: 64, format: .rgb8)
-    for y in 0..<64 { for x in 0..<96 { image.setPixel(x: x, y: y, [(x * 7) % 256, (y * 11) % 256, 80]) } }
+    for y in 0..<64 {
+      for x in 0..<96 { image.setPixel(x: x, y: y, [(x * 7) % 256, (y * 11) % 256, 80]) }
+    }
     let edit = EditConfig(properties: [.shadows: 0.7, .highlights: -0.5, .sharpness: 0.5])
     let first = image.applyingEditConfig(edit)
-    let second = image.applyingEditConfig(edit.setting(.exposure, to: 0.1)).applyingEditConfig(.neutral)
+    let second = image.applyingEditConfig(edit.setting(.exposure, to: 0.1)).applyingEditConfig(
+      .neutral)
     let third = image.applyingEditConfig(edit)
     #expect(first.hasSamePixels(as: third))
     #expect(!second.hasSamePixels(as: first))
+  }
+
+  /// An image with the same pixels in storage of its own (a render of it takes the one-shot
+  /// path: no detail cache, edited in place).
+  private func independentCopy(_ image: Image) -> Image {
+    image.withUnsafeBytes {
+      Image(width: image.width, height: image.height, format: image.format, bytes: $0)
+    }
+  }
+
+  @Test func keptSourceRendersLikeAFreshOneAcrossSliderMoves() throws {
+    // An editor keeps its preview source and re-renders it: the detail stages' output is reused
+    // and the per-pixel pass writes a new image. Each render must equal a one-shot render of an
+    // independent copy, the source must stay untouched, and a write to the source must show.
+    var source = try TestPhoto.load("d04", minimumLongEdge: 300, longEdge: 300)
+    let original = independentCopy(source)
+    let base = EditConfig(properties: [
+      .sharpness: 0.6, .noiseReduction: 0.3, .contrast: 0.3, .vignette: 0.4,
+    ])
+    for exposure in [0.0, 0.2, -0.3, 0.2] {
+      let edit = base.setting(.exposure, to: exposure)
+      let kept = source.applyingEditConfig(edit)
+      let fresh = independentCopy(source).applyingEditConfig(edit)
+      #expect(
+        kept.hasSamePixels(as: fresh), "exposure \(exposure): the kept source renders differently")
+    }
+    #expect(source.hasSamePixels(as: original), "rendering changed the source")
+    // A new sharpness misses the kept detail output.
+    let sharper = base.setting(.sharpness, to: 1)
+    #expect(
+      source.applyingEditConfig(sharper).hasSamePixels(
+        as: independentCopy(source).applyingEditConfig(sharper)))
+    // So does a write to the source.
+    source.setPixel(x: 10, y: 10, [255, 0, 0])
+    let afterWrite = source.applyingEditConfig(base)
+    #expect(afterWrite.hasSamePixels(as: independentCopy(source).applyingEditConfig(base)))
+    #expect(
+      !afterWrite.hasSamePixels(as: original.applyingEditConfig(base)),
+      "a stale detail output was used")
   }
 }

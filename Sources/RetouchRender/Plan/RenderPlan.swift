@@ -61,7 +61,8 @@ public struct RenderPlan: Sendable {
   ///   - includesGeometry: false renders colour, tone and detail only (no crop, turns or
   ///     straighten), as `Image.applyingEditConfig(_:renderScale:includesVignette:)` does.
   public init(
-    _ config: EditConfig, sourceSize: PixelSize, renderScale: Double = 1, includesGeometry: Bool = true,
+    _ config: EditConfig, sourceSize: PixelSize, renderScale: Double = 1,
+    includesGeometry: Bool = true,
     options: RenderOptions = RenderOptions()
   ) {
     self.config = config
@@ -82,7 +83,8 @@ public struct RenderPlan: Sendable {
   /// Whether `config` uses the edge-aware tone guide (shadows, highlights or clarity), so a
   /// renderer must build or fetch one.
   public static func needsToneGuide(_ config: EditConfig) -> Bool {
-    config.value(of: .shadows) != 0 || config.value(of: .highlights) != 0 || config.value(of: .clarity) != 0
+    config.value(of: .shadows) != 0 || config.value(of: .highlights) != 0
+      || config.value(of: .clarity) != 0
   }
 
   /// Renders `image` (which must be the plan's source size; 8 or 16-bit, RGB or RGBA; alpha kept).
@@ -107,19 +109,98 @@ public struct RenderPlan: Sendable {
     let threads = options.threads
     // The guide describes the photo itself: taken (or found in the cache) before noise reduction
     // and sharpening rewrite the pixels, so re-renders of one preview share it.
-    let guide = Self.needsToneGuide(config) ? ToneGuideCache.shared.guide(for: img, threads: threads) : nil
-    let nr = config.value(of: .noiseReduction)
-    if nr > 0 {
-      NoiseReduction(amount: min(nr, 1), renderScale: renderScale).apply(to: &img, threads: threads)
-    }
-    let sharp = config.value(of: .sharpness)
-    if sharp > 0 {
-      Sharpening(amount: min(sharp, 1), renderScale: renderScale).apply(to: &img, threads: threads)
+    let guide =
+      Self.needsToneGuide(config) ? ToneGuideCache.shared.guide(for: img, threads: threads) : nil
+    let detail = DetailStages(
+      noiseReduction: config.value(of: .noiseReduction), sharpness: config.value(of: .sharpness),
+      renderScale: renderScale)
+    if !detail.isNeutral {
+      // A source the caller keeps (an editor's preview) is rendered again after every slider
+      // move: keep its detail stages' output, so a colour or tone move skips them.
+      let keptByCaller = !img.holdsUniqueStorage() && geometry == nil && blur.isNeutral
+      img = DetailStageCache.shared.output(
+        of: detail, on: img, cacheable: keptByCaller, threads: threads)
     }
     let stages = PixelStages(
-      config: config, width: img.width, height: img.height, colorSpace: img.colorSpace, guide: guide,
+      config: config, width: img.width, height: img.height, colorSpace: img.colorSpace,
+      guide: guide,
       renderScale: renderScale, vignette: vignetteAmount, options: options)
-    if !stages.isEmpty { stages.run(on: &img, threads: threads) }
+    if stages.isEmpty { return img }
+    if !img.holdsUniqueStorage(), stages.runsOutOfPlace(img.format) {
+      // Read the shared pixels once into a new image rather than copying them and editing the copy.
+      var output = Image(
+        uninitializedWidth: img.width, height: img.height, format: img.format,
+        colorSpace: img.colorSpace)
+      stages.run(from: img, into: &output, threads: threads)
+      return output
+    }
+    stages.run(on: &img, threads: threads)
+    return img
+  }
+}
+
+/// Noise reduction and sharpening: the stages that read neighbouring pixels, run before the
+/// per-pixel pass.
+struct DetailStages: Hashable, Sendable {
+  let noiseReduction: Double
+  let sharpness: Double
+  let renderScale: Double
+
+  init(noiseReduction: Double, sharpness: Double, renderScale: Double) {
+    self.noiseReduction = max(0, min(noiseReduction, 1))
+    self.sharpness = max(0, min(sharpness, 1))
+    self.renderScale = renderScale
+  }
+
+  var isNeutral: Bool { noiseReduction == 0 && sharpness == 0 }
+
+  func apply(to image: inout Image, threads: Int?) {
+    if noiseReduction > 0 {
+      NoiseReduction(amount: noiseReduction, renderScale: renderScale).apply(
+        to: &image, threads: threads)
+    }
+    if sharpness > 0 {
+      Sharpening(amount: sharpness, renderScale: renderScale).apply(to: &image, threads: threads)
+    }
+  }
+}
+
+/// The detail stages' output for the last source an editor rendered, so that moving any other
+/// slider re-runs only the per-pixel pass (2048×1536 preview, typical edit: the sharpening and
+/// the copy it needs are about a fifth of the render).
+///
+/// Keyed by the source's content identity (storage and version: any write to the source
+/// misses), its colour space and the detail settings. Holds one image of at most ``maxBytes``
+/// (a preview; full-size renders are not kept), so an editor switching photos or two editors
+/// at once simply rebuild. Thread-safe: the entry sits behind a `Mutex`; the stages run outside
+/// it.
+final class DetailStageCache: Sendable {
+  static let shared = DetailStageCache(maxBytes: 32 << 20)
+  let maxBytes: Int
+  struct Key: Hashable {
+    let content: ImageContentIdentity
+    let colorSpace: ColorSpace
+    let stages: DetailStages
+  }
+  private let last = Mutex<(key: Key, image: Image)?>(nil)
+
+  init(maxBytes: Int) { self.maxBytes = maxBytes }
+
+  /// `image` after `stages`: the kept output when `image` and the stages are the last ones seen,
+  /// else a fresh run, kept when `cacheable` and small enough.
+  func output(of stages: DetailStages, on image: consuming Image, cacheable: Bool, threads: Int?)
+    -> Image
+  {
+    var img = image
+    guard cacheable, img.byteCount <= maxBytes else {
+      stages.apply(to: &img, threads: threads)
+      return img
+    }
+    let key = Key(content: img.contentIdentity, colorSpace: img.colorSpace, stages: stages)
+    if let hit = last.withLock({ $0?.key == key ? $0?.image : nil }) { return hit }
+    stages.apply(to: &img, threads: threads)
+    let output = img
+    last.withLock { $0 = (key, output) }
     return img
   }
 }
@@ -140,7 +221,8 @@ struct PixelStages: Sendable {
   /// ``toneGainTable`` at `base` stops, linearly interpolated.
   static func tabulatedGain(_ table: [Float], base: Float) -> Float {
     let range = toneTableRange
-    let t = SpatialMath.clamp((base - range.lowerBound) * (4095 / (range.upperBound - range.lowerBound)), 0, 4094.999)
+    let t = SpatialMath.clamp(
+      (base - range.lowerBound) * (4095 / (range.upperBound - range.lowerBound)), 0, 4094.999)
     let i = Int(truncatingIfNeeded: Int32(t))
     return table[i] + (t - Float(i)) * (table[i + 1] - table[i])
   }
@@ -161,7 +243,9 @@ struct PixelStages: Sendable {
     config: EditConfig, width: Int, height: Int, colorSpace: ColorSpace, guideSource: Image?,
     renderScale: Double, vignette amount: Double, options: RenderOptions
   ) {
-    let guide = RenderPlan.needsToneGuide(config) ? guideSource.map { ToneGuideCache.shared.guide(for: $0, threads: options.threads) } : nil
+    let guide =
+      RenderPlan.needsToneGuide(config)
+      ? guideSource.map { ToneGuideCache.shared.guide(for: $0, threads: options.threads) } : nil
     self.init(
       config: config, width: width, height: height, colorSpace: colorSpace, guide: guide,
       renderScale: renderScale, vignette: amount, options: options)
@@ -171,14 +255,17 @@ struct PixelStages: Sendable {
     config: EditConfig, width: Int, height: Int, colorSpace: ColorSpace, guide: ToneGuide?,
     renderScale: Double, vignette amount: Double, options: RenderOptions
   ) {
-    let tone = LocalToneCurve(shadows: config.value(of: .shadows), highlights: config.value(of: .highlights))
+    let tone = LocalToneCurve(
+      shadows: config.value(of: .shadows), highlights: config.value(of: .highlights))
     let clarity = Clarity(amount: config.value(of: .clarity))
     localTone = tone.isNeutral ? nil : tone
     let range = Self.toneTableRange
     toneGainTable =
       tone.isNeutral
       ? []
-      : (0..<4096).map { i in tone.gain(base: range.lowerBound + Float(i) * (range.upperBound - range.lowerBound) / 4095) }
+      : (0..<4096).map { i in
+        tone.gain(base: range.lowerBound + Float(i) * (range.upperBound - range.lowerBound) / 4095)
+      }
     self.clarity = clarity.isNeutral ? nil : clarity
     exposureStops = Float(config.value(of: .exposure))
     if localTone != nil || self.clarity != nil, let guide {
@@ -186,7 +273,9 @@ struct PixelStages: Sendable {
       // The shadows/highlights gain of every guide pixel (its base moved by the exposure), so a
       // pixel only interpolates a gain.
       let table = toneGainTable, shift = exposureStops
-      toneGainGrid = tone.isNeutral ? [] : guide.values(.tone).map { Self.tabulatedGain(table, base: $0 + shift) }
+      toneGainGrid =
+        tone.isNeutral
+        ? [] : guide.values(.tone).map { Self.tabulatedGain(table, base: $0 + shift) }
     } else {
       toneSampler = nil
       toneGainGrid = []
@@ -200,7 +289,8 @@ struct PixelStages: Sendable {
     grain =
       grainAmount == 0
       ? nil
-      : GrainField(amount: grainAmount, renderScale: renderScale, outputWidth: width, seed: options.grainSeed)
+      : GrainField(
+        amount: grainAmount, renderScale: renderScale, outputWidth: width, seed: options.grainSeed)
     luma = colorSpace.lumaWeights
   }
 
@@ -222,13 +312,48 @@ struct PixelStages: Sendable {
     }
   }
 
+  /// Whether ``run(from:into:threads:)`` can write into a new image instead of editing a copy:
+  /// 8-bit pixels whose every row takes the fused pass (a colour table, no clarity, no grain).
+  func runsOutOfPlace(_ format: PixelFormat) -> Bool {
+    format.bitDepth == 8 && clarity == nil && grain == nil && (lut?.supportsFused8 ?? false)
+  }
+
+  /// The stages from `source` into `output` (same size and format; every byte written), so a
+  /// source the caller keeps is read once instead of copied and then edited. Only where
+  /// ``runsOutOfPlace(_:)``.
+  func run(from source: Image, into output: inout Image, threads: Int?) {
+    precondition(
+      runsOutOfPlace(source.format) && source.size == output.size && source.format == output.format)
+    guard let lut else { return }
+    let width = source.width, height = source.height
+    let channels = source.format.channelCount
+    source.withUnsafeBytes { src in
+      output.withUnsafeMutableBytes { dst in
+        let from = SendableRawPointer(UnsafeMutableRawPointer(mutating: src.baseAddress!))
+        let to = SendableRawPointer(dst.baseAddress!)
+        ParallelBands.forEach(rows: height, minimumBandHeight: 16, threads: threads) { rows in
+          let scratch = RowScratch(width: width)
+          for y in rows {
+            let offset = y * width * channels
+            fusedRow8(
+              y, (to.pointer + offset).assumingMemoryBound(to: UInt8.self), width: width,
+              channels: channels, lut: lut, scratch: scratch,
+              source: UnsafePointer((from.pointer + offset).assumingMemoryBound(to: UInt8.self)))
+          }
+        }
+      }
+    }
+  }
+
   /// Four float rows of scratch, made once per band (never per row).
   final class RowScratch {
     let tone, clarity, vignette, grain: UnsafeMutablePointer<Float>
     private let block: UnsafeMutablePointer<Float>
     init(width: Int) {
       block = UnsafeMutablePointer<Float>.allocate(capacity: 4 * width)
-      (tone, clarity, vignette, grain) = (block, block + width, block + 2 * width, block + 3 * width)
+      (tone, clarity, vignette, grain) = (
+        block, block + width, block + 2 * width, block + 3 * width
+      )
     }
     deinit { block.deallocate() }
   }
@@ -239,7 +364,9 @@ struct PixelStages: Sendable {
     scratch: RowScratch
   ) {
     if eight, clarity == nil, grain == nil, let lut, lut.supportsFused8 {
-      fusedRow8(y, row.assumingMemoryBound(to: UInt8.self), width: width, channels: channels, lut: lut, scratch: scratch)
+      fusedRow8(
+        y, row.assumingMemoryBound(to: UInt8.self), width: width, channels: channels, lut: lut,
+        scratch: scratch)
       return
     }
     if let sampler = toneSampler {
@@ -248,9 +375,11 @@ struct PixelStages: Sendable {
       if eight && clarity == nil {
         localGain8(row.assumingMemoryBound(to: UInt8.self), width, channels, scratch.tone)
       } else if eight {
-        localGain(row.assumingMemoryBound(to: UInt8.self), width, channels, scratch.tone, scratch.clarity)
+        localGain(
+          row.assumingMemoryBound(to: UInt8.self), width, channels, scratch.tone, scratch.clarity)
       } else {
-        localGain(row.assumingMemoryBound(to: UInt16.self), width, channels, scratch.tone, scratch.clarity)
+        localGain(
+          row.assumingMemoryBound(to: UInt16.self), width, channels, scratch.tone, scratch.clarity)
       }
     }
     if let lut {
@@ -270,7 +399,8 @@ struct PixelStages: Sendable {
         // those pixels are left alone.
         let p = row.assumingMemoryBound(to: UInt8.self)
         vignette8(p, inner.lowerBound, channels, v)
-        vignette8(p + inner.upperBound * channels, width - inner.upperBound, channels, v + inner.upperBound)
+        vignette8(
+          p + inner.upperBound * channels, width - inner.upperBound, channels, v + inner.upperBound)
       } else if eight {
         finish(row.assumingMemoryBound(to: UInt8.self), width, channels, v, g)
       } else {
@@ -283,9 +413,11 @@ struct PixelStages: Sendable {
   /// and neither clarity nor grain: local tone, table and vignette in one pass
   /// (``ColorLUT3D/apply8Fused(_:count:channels:gains:vignette:)``), the vignette skipped inside
   /// its inner ellipse, where it is exactly 1.
+  ///
+  /// - Parameter source: the row to read when it is not `row` itself (nil: in place).
   func fusedRow8(
     _ y: Int, _ row: UnsafeMutablePointer<UInt8>, width: Int, channels: Int, lut: ColorLUT3D,
-    scratch: RowScratch
+    scratch: RowScratch, source: UnsafePointer<UInt8>? = nil
   ) {
     var gains: UnsafePointer<Float>?
     if let sampler = toneSampler, localTone != nil {
@@ -293,7 +425,8 @@ struct PixelStages: Sendable {
       gains = UnsafePointer(scratch.tone)
     }
     guard let vignette else {
-      lut.apply8Fused(row, count: width, channels: channels, gains: gains, vignette: nil)
+      lut.apply8Fused(
+        row, count: width, channels: channels, gains: gains, vignette: nil, source: source)
       return
     }
     vignette.fillRow(y: y, into: scratch.vignette)
@@ -303,7 +436,7 @@ struct PixelStages: Sendable {
       let x = range.lowerBound
       lut.apply8Fused(
         row + x * channels, count: range.count, channels: channels, gains: gains.map { $0 + x },
-        vignette: vignette ? v + x : nil)
+        vignette: vignette ? v + x : nil, source: source.map { $0 + x * channels })
     }
     // Left of the inner ellipse, inside it (multiplier 1), right of it.
     span(0..<inner.lowerBound, vignette: true)
@@ -326,7 +459,8 @@ struct PixelStages: Sendable {
 
   /// Multiplies each pixel's linear R, G, B by its local gain (see ``gain(_:_:_:toneGain:clarityBase:)``).
   func localGain<C: RenderComponent>(
-    _ row: UnsafeMutablePointer<C>, _ width: Int, _ channels: Int, _ tone: UnsafeMutablePointer<Float>,
+    _ row: UnsafeMutablePointer<C>, _ width: Int, _ channels: Int,
+    _ tone: UnsafeMutablePointer<Float>,
     _ clarityBase: UnsafeMutablePointer<Float>
   ) {
     C.decodeTable.withUnsafeBufferPointer { dec in
@@ -357,7 +491,8 @@ struct PixelStages: Sendable {
   /// guide pixel removes it. Earlier steps: two loops instead of one, then the pre-scaled table
   /// (local tone incl. guide build 31–35 → 22.6–23.5 ms on one thread).
   func localGain8(
-    _ row: UnsafeMutablePointer<UInt8>, _ width: Int, _ channels: Int, _ gains: UnsafeMutablePointer<Float>
+    _ row: UnsafeMutablePointer<UInt8>, _ width: Int, _ channels: Int,
+    _ gains: UnsafeMutablePointer<Float>
   ) {
     Self.decode8Scaled.withUnsafeBufferPointer { dec in
       Self.linearToCode8.withUnsafeBufferPointer { code8 in
@@ -383,7 +518,8 @@ struct PixelStages: Sendable {
   /// ``linearToCode8`` directly (as ``localGain8(_:_:_:_:)`` does), one multiply and one look-up per
   /// component.
   func vignette8(
-    _ row: UnsafeMutablePointer<UInt8>, _ width: Int, _ channels: Int, _ multipliers: UnsafeMutablePointer<Float>
+    _ row: UnsafeMutablePointer<UInt8>, _ width: Int, _ channels: Int,
+    _ multipliers: UnsafeMutablePointer<Float>
   ) {
     guard width > 0 else { return }
     Self.decode8Scaled.withUnsafeBufferPointer { dec in
@@ -405,7 +541,8 @@ struct PixelStages: Sendable {
 
   /// Vignette (a linear-light multiplier) and grain (on encoded values).
   func finish<C: RenderComponent>(
-    _ row: UnsafeMutablePointer<C>, _ width: Int, _ channels: Int, _ vignette: UnsafeMutablePointer<Float>?,
+    _ row: UnsafeMutablePointer<C>, _ width: Int, _ channels: Int,
+    _ vignette: UnsafeMutablePointer<Float>?,
     _ grain: UnsafeMutablePointer<Float>?
   ) {
     C.decodeTable.withUnsafeBufferPointer { dec in
@@ -424,7 +561,9 @@ struct PixelStages: Sendable {
           }
           for x in 0..<width {
             for c in 0..<3 {
-              var v = vignette.map { SRGBTables.encodeClamped(d[p[c].index] * $0[x], table: e) } ?? p[c].unit
+              var v =
+                vignette.map { SRGBTables.encodeClamped(d[p[c].index] * $0[x], table: e) }
+                ?? p[c].unit
               if let grain { v = GrainField.apply(v, noise: grain[x]) }
               p[c] = C(unit: v)
             }
@@ -534,7 +673,9 @@ protocol RenderComponent {
 
 extension UInt8: RenderComponent {
   static var decodeTable: [Float] { SRGBTables.decode8 }
-  @inline(__always) init(linear l: Float, encodeTable: UnsafePointer<Float>, code8: UnsafePointer<UInt8>) {
+  @inline(__always) init(
+    linear l: Float, encodeTable: UnsafePointer<Float>, code8: UnsafePointer<UInt8>
+  ) {
     let t = SpatialMath.clamp(l, 0, 1) * 16383
     self = code8[Int(truncatingIfNeeded: SpatialMath.roundToUInt32(t))]
   }
@@ -547,7 +688,9 @@ extension UInt8: RenderComponent {
 
 extension UInt16: RenderComponent {
   static var decodeTable: [Float] { SRGBTables.decode16 }
-  @inline(__always) init(linear l: Float, encodeTable: UnsafePointer<Float>, code8: UnsafePointer<UInt8>) {
+  @inline(__always) init(
+    linear l: Float, encodeTable: UnsafePointer<Float>, code8: UnsafePointer<UInt8>
+  ) {
     self.init(unit: SRGBTables.encodeClamped(l, table: encodeTable))
   }
   @inline(__always) init(unit v: Float) {
@@ -583,7 +726,6 @@ extension Image {
     return plan.render(consume self)
   }
 }
-
 
 /// The last few tone guides, keyed by the contents of the image they were built from
 /// (`Image.contentIdentity`: the same pixel block, unwritten since): an editor re-renders the
