@@ -139,8 +139,49 @@ struct ExposureAnalysisTests {
     let e = analyzer.analyze(image, metadata: nil, measureNoise: false).exposure
     #expect(abs(e.shadowClipping - 0.10) < 1e-9)
     #expect(abs(e.highlightClipping - 0.20) < 1e-9)
+    // One blown channel is a saturated colour, not white without detail.
+    #expect(e.blownShare == 0)
     #expect(e.lightnessPercentiles.count == 7)
     #expect(e.lightnessPercentiles == e.lightnessPercentiles.sorted())
+  }
+
+  /// A blown sky or window behind a normally exposed scene is where the light was: the part
+  /// with detail judges the exposure, so the photo is not darkened for it.
+  @Test func blownBackgroundAloneDoesNotDarken() throws {
+    let original = try AnalysisFixtures.decode("d08").image
+    let window = AnalysisTestPhotos.editing(
+      original, in: NormalizedRect(x: 0, y: 0, width: 1, height: 0.3)
+    ) { _, _, _ in (255, 255, 255) }
+    let e = analyzer.analyze(window, metadata: nil, measureNoise: false).exposure
+    #expect((e.blownShare ?? 0) > 0.25)
+    #expect(e.suggestedEV > -0.3, "darkened by \(e.suggestedEV) EV")
+  }
+
+  /// A black frame (nothing above code value 6) has no picture to expose: it is not brightened.
+  @Test func blackFrameIsNotBrightened() {
+    let image = AnalysisTestPhotos.synthetic(width: 240, height: 160) { x, y in
+      let v = UInt8((x * 7 + y * 13) % 7)
+      return (v, v, v)
+    }
+    let e = analyzer.analyze(image, metadata: nil, measureNoise: false).exposure
+    #expect(e.suggestedEV < 0.3, "brightened by \(e.suggestedEV) EV")
+  }
+
+  /// A low-key photo whose black is the scene's (a third of it pure black) is not brightened
+  /// for its white point alone; the same lit part without the black base is.
+  @Test func pureBlackBaseKeepsALowKeyPhotoDark() {
+    func scene(blackBase: Bool) -> Image {
+      AnalysisTestPhotos.synthetic(width: 240, height: 160) { x, y in
+        if blackBase && x < 80 { return (0, 0, 0) }
+        let v = UInt8(20 + (x * 130) / 239 + (y % 3))
+        return (v, UInt8(Int(v) * 95 / 100), UInt8(Int(v) * 90 / 100))
+      }
+    }
+    let plain = analyzer.analyze(scene(blackBase: false), metadata: nil, measureNoise: false)
+    let lowKey = analyzer.analyze(scene(blackBase: true), metadata: nil, measureNoise: false)
+    #expect(plain.exposure.suggestedEV > 0.5, "without the black: \(plain.exposure.suggestedEV)")
+    #expect(lowKey.exposure.shadowClipping > 0.3)
+    #expect(lowKey.exposure.suggestedEV < 0.3, "low key: \(lowKey.exposure.suggestedEV)")
   }
 
   /// g89 (18 MP, nothing above ~24/255, shot at EV100 12) is underexposed, not dark on purpose.

@@ -117,6 +117,16 @@ struct RecipeCorrectionTests {
     #expect(config.value(of: .blacks) > 0.3)
   }
 
+  /// A lifted black level (display values `0.14 + 0.86·x`, like a faded print) gets Punch's
+  /// levels fix as the top suggestion, which takes the blacks back down.
+  @Test func liftedBlacksAreLowered() throws {
+    let original = try AnalysisFixtures.decode("d08").image
+    let lifted = AnalysisFixtures.mapped(original) { _, v in 0.14 + 0.86 * v }
+    let config = try #require(SuggestionEngine().topSuggestion(for: lifted))
+    #expect(config.value(of: .blacks) < -0.3, "\(config)")
+    #expect(config.value(of: .exposure) == 0)
+  }
+
   @Test func blownHighlightsAreRecovered() throws {
     var a = balancedAnalysis()
     a.exposure.highlightClipping = 0.1

@@ -25,6 +25,18 @@ enum ExposureMeasurement {
   /// A photo this close above the target key is left alone (EV): bright photos are usually
   /// bright on purpose (snow, beach, high key), dark ones rarely.
   static let darkenDeadBand = 0.5
+  /// Linear luminance (L* ≈ 96) at or above which a pixel counts as blown: white without detail.
+  static let blownLuminance = 0.9
+  /// L* under which the 75th percentile must lie for a dark photo with lights to read as a
+  /// night picture (a black base).
+  static let nightBaseLightness = 15.0
+  /// Share of pure-black pixels (every channel ≤ 2/255) over which brightening fades out: a
+  /// −2 EV underexposure of a normal photo blackens well under 1 %, a night or low-key photo
+  /// often a quarter or more.
+  static let lowKeyBlackShare = 0.1...0.3
+  /// Spread of L* between the 1st and 99th percentile over which brightening fades in: below
+  /// about 8 there is no picture to expose (a black frame, a flat grey veil).
+  static let minimumContentRange = 8.0...20.0
 
   /// `log(Y + keyEpsilon)` at the centre of each luminance histogram bin.
   static let logOfBin: [Float] = (0..<PixelStatistics.histogramBins).map {
@@ -62,6 +74,14 @@ enum ExposureMeasurement {
     let percentiles = [0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99].map {
       Double(lOfBin[percentileBin(hist, $0, total: stats.pixelCount)])
     }
+    // Pixels at or above `blownLuminance` carry no detail: they are where the light was, not
+    // how bright the rest of the photo is.
+    let blownBin = Int((blownLuminance * Double(bins - 1)).rounded(.up))
+    var blownCount = 0, sumLogUnblown = 0.0
+    for i in 0..<bins where hist[i] != 0 {
+      if i >= blownBin { blownCount += hist[i] } else { sumLogUnblown += Double(hist[i]) * Double(logOfBin[i]) }
+    }
+    let blownShare = Double(blownCount) / n
     let p99Y = Double(percentileBin(hist, 0.99, total: stats.pixelCount)) / Double(bins - 1)
     let p995Y = Double(percentileBin(hist, 0.995, total: stats.pixelCount)) / Double(bins - 1)
 
@@ -90,13 +110,40 @@ enum ExposureMeasurement {
       // scene without EXIF may be either, so it is judged by the key and `darkIntent` alone.
       let whiteEV = log2(whiteTarget / max(p995Y, 1e-4))
       let headroom = log2(1 / max(p99Y, 1e-4)) + 0.3
+      // A night picture is a black base (three quarters of the frame near black) with lights;
+      // a sunset or backlit silhouette has a lit sky over a quarter of it and is judged by its
+      // white point like any other photo.
       let brightScene = (sceneEV ?? 0) >= 10 && input.capture.flashFired != true
       let nightPicture = sceneEV == nil && intent > 0.02 && percentiles[6] >= 80
+        && percentiles[4] < nightBaseLightness
       ev = min(ev, max(0, brightScene || nightPicture ? headroom : whiteEV), maxBrighten)
+      // Underexposure sends only the darkest few code values to black; a large share of pure
+      // black was black in the scene (night, low key) or crushed (Lift Shadows' to judge), so
+      // the white point alone does not prove the photo too dark. The night picture without EXIF
+      // keeps its own rule above.
+      if !nightPicture && !brightScene {
+        let n0 = Double(stats.totals.shadowClipped) / n
+        ev *= 1 - smoothstep(lowKeyBlackShare.lowerBound, lowKeyBlackShare.upperBound, n0)
+      }
+      // A black frame or a flat veil has no picture to expose: brightening shows only noise
+      // and banding (unless EXIF of a bright scene proves it underexposed).
+      if !brightScene {
+        ev *= smoothstep(minimumContentRange.lowerBound, minimumContentRange.upperBound,
+          percentiles[6] - percentiles[0])
+      }
     } else {
-      // Darken only what shows overexposure (blown highlights over more than ~2 % of the
-      // photo); a bright photo without clipping (snow, a white wall, high key) stays.
-      let blown = smoothstep(0.01, 0.08, Double(stats.totals.highlightClipped) / n)
+      // Darken only what shows overexposure (blown highlights, all channels near white, over
+      // more than ~2 % of the photo), judged by the part that still has detail: a blown sky or
+      // window behind a well exposed subject stays, as does a bright photo without blown
+      // highlights (snow, a white wall, high key). A cast that clips one channel is no sign.
+      let unblownKey = exp(sumLogUnblown / max(1, n - Double(blownCount))) - keyEpsilon
+      let unblownRegion = regionMeans(stats, input.subject.region, below: Float(blownLuminance))
+      ev = 0.6 * log2(targetKey / max(unblownRegion.key, 1e-4))
+        + 0.4 * log2(targetKey / max(unblownKey, 1e-4))
+      if let face = faceRegion {
+        ev = 0.6 * log2(targetFaceLuminance / max(face.mean, 1e-4)) + 0.4 * ev
+      }
+      let blown = smoothstep(0.01, 0.08, blownShare)
       ev = min(0, ev + darkenDeadBand) * 0.8 * blown
       ev = max(ev, maxDarken)
     }
@@ -113,7 +160,7 @@ enum ExposureMeasurement {
       shadowClipping: Double(stats.totals.shadowClipped) / n,
       highlightClipping: Double(stats.totals.highlightClipped) / n,
       subjectLuminance: subjectMean, sceneEV100: sceneEV, isDarkOnPurpose: darkOnPurpose,
-      suggestedEV: ev)
+      suggestedEV: ev, blownShare: blownShare)
     return (exposure, intent)
   }
 
@@ -184,9 +231,13 @@ enum ExposureMeasurement {
   }
 
   /// Mean and log-average linear luminance over `rect` of the analysis copy.
-  static func regionMeans(_ stats: PixelStatistics, _ rect: NormalizedRect) -> (mean: Double, key: Double) {
+  /// Pixels at or above `below` (linear) are left out; with none left the key is 0.
+  static func regionMeans(
+    _ stats: PixelStatistics, _ rect: NormalizedRect, below: Float = .infinity
+  ) -> (mean: Double, key: Double) {
     let r = pixelRect(rect, width: stats.width, height: stats.height)
     var sum = 0.0, sumLog = 0.0
+    var skipped = 0
     let binScale = Float(PixelStatistics.histogramBins - 1)
     let maxBin = PixelStatistics.histogramBins - 1
     stats.luminancePlane.withUnsafeBufferPointer { plane in
@@ -195,6 +246,10 @@ enum ExposureMeasurement {
         var rowSum: Float = 0, rowLog: Float = 0
         for x in r.x0..<r.x1 {
           let v = plane[y * stats.width + x]
+          if v >= below {
+            skipped += 1
+            continue
+          }
           rowSum += v
           rowLog += logTable[min(maxBin, max(0, Int(v * binScale + 0.5)))]
         }
@@ -203,7 +258,7 @@ enum ExposureMeasurement {
       }
      }
     }
-    let count = Double(max(1, (r.x1 - r.x0) * (r.y1 - r.y0)))
+    let count = Double(max(1, (r.x1 - r.x0) * (r.y1 - r.y0) - skipped))
     return (sum / count, exp(sumLog / count) - keyEpsilon)
   }
 

@@ -79,21 +79,32 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   ///
   /// `0.6·log2(0.11 / subject key) + 0.4·log2(0.11 / key)` (the subject's log-average over
   /// ``SubjectAnalysis/region``); with faces `0.6·log2(0.30 / face mean) + 0.4·` that. Brightening
-  /// stops where the brightest 1 % would pass white by more than 0.3 EV, and is scaled by
-  /// `1 − 0.8·intent` (at most +0.7) for photos dark on purpose. Darkening needs blown
-  /// highlights (1–8 % of the photo ramps it in) and ignores the first 0.5 EV above the target,
-  /// so snow and high-key photos stay. Good photos come out within about ±0.3.
+  /// stops where the brightest half-percent reaches 0.92 linear (a night picture without EXIF,
+  /// or EXIF of a bright scene: where the brightest 1 % would pass white by more than 0.3 EV),
+  /// is scaled by `1 − 0.8·intent` (at most +0.7) for photos dark on purpose, fades out when
+  /// 10–30 % of the photo is pure black (low key: the black is the scene's), and needs an L*
+  /// spread of 8–20 between the 1st and 99th percentile unless EXIF shows a bright scene (a
+  /// black frame is left alone).
+  /// Darkening needs blown highlights (``blownShare`` of 1–8 % ramps it in), is judged on the
+  /// pixels that still have detail, and ignores the first 0.5 EV above the target, so snow,
+  /// high-key photos and a blown sky behind a normal subject stay. Good photos come out within
+  /// about ±0.3.
   public var suggestedEV: Double
   /// Mean Rec. 601 luma of the encoded (display) values, 0...1: the brightness grain is judged
   /// against (``NoiseAnalysis/relativeSigma``), as the evaluation harness does.
   public var meanLuma: Double
+  /// Share of pixels (0...1) whose linear luminance is at or above 0.9 (L* ≈ 96): white without
+  /// detail. Unlike ``highlightClipping`` a single channel clipped by a colour cast or a
+  /// saturated colour does not count. Nil in analyses made before it was measured.
+  public var blownShare: Double?
 
   public init(
     meanLuminance: Double, keyLuminance: Double, lightnessPercentiles: [Double],
     lightnessDeviation: Double, shadowClipping: Double, highlightClipping: Double,
     subjectLuminance: Double, sceneEV100: Double?, isDarkOnPurpose: Bool, suggestedEV: Double,
-    meanLuma: Double = 0
+    meanLuma: Double = 0, blownShare: Double? = nil
   ) {
+    self.blownShare = blownShare
     self.meanLuminance = meanLuminance
     self.keyLuminance = keyLuminance
     self.lightnessPercentiles = lightnessPercentiles
@@ -121,7 +132,7 @@ public struct ColorAnalysis: Sendable, Hashable, Codable {
   /// or very saturated ones are left out), by disagreement between the two estimators
   /// (shades-of-gray and gray-edge), by one dominant colour, and when the light is the scene
   /// (a photo dark on purpose, or a warm estimate in a backlit photo with the light in frame).
-  /// About 0.6 and above for ordinary daylight photos; below 0.3 means "don't correct".
+  /// About 0.6 and above for ordinary daylight photos; below 0.25 means "don't correct".
   public var confidence: Double
   /// Mean chroma (CIE C*ab, D65) over all pixels: about 5 for muted photos, 30+ for vivid ones.
   public var meanChroma: Double

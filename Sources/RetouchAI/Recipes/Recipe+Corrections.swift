@@ -47,10 +47,15 @@ extension Recipe {
     let p5 = a.lightness(percentile: 5)
     let subjectDark = a.exposure.subjectLuminance < 0.6 * a.exposure.meanLuminance
       && a.exposure.subjectLuminance < 0.1
-    // Blacks clipped by underexposure are Brighten's to judge, not a crushed black level.
+    // Blacks clipped by underexposure are Brighten's to judge, not a crushed black level; and
+    // when a quarter or more of the photo is pure black, that black is the scene's (night, low
+    // key), not a clipped black level.
     let underexposed = a.exposure.suggestedEV >= 0.3
+    let lowKey = Sizing.ramp(clipped, from: 0.15, to: 0.3)
     let crushed = Sizing.ramp(clipped, from: 0.06, to: 0.25) * (underexposed ? 0.3 : 1)
+      * (1 - lowKey)
     let deep = Sizing.ramp(8 - p5, from: 0, to: 8) * Sizing.ramp(clipped, from: 0.03, to: 0.1)
+      * (1 - lowKey)
     guard crushed > 0 || subjectDark || deep > 0 else { return nil }
     var p: [EditSettingType: Double] = [:]
     p[.blacks] = Sizing.step(0.7 * max(crushed, deep * 0.5))
@@ -75,9 +80,11 @@ extension Recipe {
     if a.exposure.suggestedEV < -0.3 {
       p[.exposure] = Sizing.step(max(a.exposure.suggestedEV * 0.5, -1.5))
     }
-    // Some blown sky or lamps is normal in a good photo: only a large blown share is a defect.
+    // Some blown sky or lamps is normal in a good photo: only a large blown share is a defect,
+    // and only white without detail counts (a cast or a saturated colour clips one channel).
+    let blown = min(clip, a.exposure.blownShare ?? clip)
     return RecipeProposal(
-      config: EditConfig(properties: p), need: 0.8 * Sizing.ramp(clip, from: 0.12, to: 0.3),
+      config: EditConfig(properties: p), need: 0.8 * Sizing.ramp(blown, from: 0.12, to: 0.3),
       appeal: 0.1)
   }
 
@@ -159,13 +166,16 @@ enum CastRemoval {
   static let warmthRamp = (start: 0.25, full: 0.55)
   /// The green–magenta axis (log2 G/√(R·B)); narrower, as cameras and scenes vary less there.
   static let tintRamp = (start: 0.12, full: 0.3)
+  /// Below this confidence the estimate is not acted on: a sunset or lamp-lit photo whose
+  /// light is the scene measures about 0.2, a photo with a strong cast 0.3 and up.
+  static let minimumConfidence = 0.25
 
   /// The part of `cast` (log2 units, signed) to remove; 0 when that is too small to matter or
   /// the estimate is not trusted (confidence 0...1).
   static func removedShare(
     of cast: Double, confidence: Double, ramp: (start: Double, full: Double)
   ) -> Double {
-    guard confidence >= 0.2 else { return 0 }
+    guard confidence >= minimumConfidence else { return 0 }
     let share = abs(cast) * Sizing.ramp(abs(cast), from: ramp.start, to: ramp.full)
       * Sizing.clamp(confidence * 1.25, 0, 1)
     guard share >= 0.04 else { return 0 }

@@ -45,15 +45,24 @@ extension Recipe {
     // A veil raises the black level and flattens the tones: both must show (a bright, soft
     // scene alone is not veiled).
     let p1 = a.lightness(percentile: 1)
-    // A black level at L* 12–35 is often the scene itself (fog, mist, a soft print): only a
-    // clearly raised one (the darkest percent at L* ≥ 40) counts as a veil to remove.
-    let veil = Sizing.ramp(p1, from: 38, to: 50)
+    // A black level at L* 12–42 is often the scene itself (fog, mist, snow, a soft print):
+    // only a clearly raised one (the darkest percent at L* ≥ 45) counts as a veil to remove.
+    let veil = Sizing.ramp(p1, from: 43, to: 53)
       * Sizing.ramp(24 - a.exposure.lightnessDeviation, from: 2, to: 10)
     var p: [EditSettingType: Double]
+    // A black level raised in the display values (a faded print or scan, a lifted-blacks
+    // export): the darkest percent sits well above where a photo's blacks are (L* 0–12), but
+    // below where fog, mist or snow keep theirs.
+    let lifted = Sizing.ramp(p1, from: 10, to: 22) * (1 - Sizing.ramp(p1, from: 28, to: 38))
     if veil > 0 {
       p = ToneFit.veilRemoval(a, strength: 0.95)
       // A veil also washes colour out.
       p[.vibrance] = Sizing.step(0.1 + 0.2 * veil)
+    } else if lifted > 0,
+      case let fit = ToneFit.blackLevelRemoval(a, strength: 0.5 + 0.5 * lifted),
+      !fit.isEmpty
+    {
+      return RecipeProposal(config: EditConfig(properties: fit), need: lifted, appeal: 0.22)
     } else {
       let flat = Sizing.ramp(24 - a.exposure.lightnessDeviation, from: 0, to: 10)
       p = [.contrast: Sizing.step(0.15 + 0.2 * flat), .vibrance: 0.15, .clarity: 0.15]

@@ -64,6 +64,22 @@ enum ToneFit {
     return fy * fy * fy > 216.0 / 24389 ? fy * fy * fy : l * 27 / 24389
   }
 
+  /// Sliders that lower a raised black level in the display values, `y' = (y − k)/(1 − k)`
+  /// (levels), which inverts a lifted-blacks curve `y = k + (1 − k)·x`. `k` is how far the
+  /// encoded 1st percentile sits above where a clean photo keeps it (L* 2), times `strength`
+  /// (0...1); the fit keeps the whites where they are.
+  static func blackLevelRemoval(_ a: PhotoAnalysis, strength: Double) -> [EditSettingType: Double] {
+    let keys = [1, 5, 25, 50, 75, 95, 99]
+    let levels = keys.map { SRGBTables.encodeExact(luminance(lightness: a.lightness(percentile: $0))) }
+    let cleanBlack = SRGBTables.encodeExact(luminance(lightness: 2))
+    let k = max(levels[0] - cleanBlack, 0) / (1 - cleanBlack) * strength
+    guard k > 0.01 else { return [:] }
+    let targets = levels.map { max(($0 - k) / (1 - k), 0) }
+    return fit(
+      levels: levels, targets: targets, weights: [2, 1.5, 1, 1, 1, 1, 1.5],
+      limits: [.blacks: -1...0, .whites: -0.3...0.3, .brightness: -0.5...0.5, .contrast: -0.2...0.5])
+  }
+
   /// Sliders that take away a veil of linear light (haze, lifted blacks): the measured black
   /// level `k` (at the 1st percentile, less what a clean photo keeps there) is subtracted in
   /// linear light and the rest stretched back, `Y' = (Y − k)/(1 − k)`, which inverts an
