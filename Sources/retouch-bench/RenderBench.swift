@@ -344,6 +344,8 @@ enum RenderBench {
     var sink = 0
 
     let typicalName = "typical edit, one slider moved"
+    let sharpMovedName = "typical edit, sharpness moved"
+    var sharpStep = 0
     let colorName = "colour-only edit, one slider moved"
     let c1Name = "C reference colour pass, 1 thread"
     let c2Name = "C reference colour pass, 2 threads"
@@ -364,6 +366,13 @@ enum RenderBench {
     let cases: [BenchCase] = [
       BenchCase(name: typicalName, owner: "Retouch") {
         sink &+= source.applyingEditConfig(typicalMoves.next(), renderScale: scale).width
+        return (nil, nil)
+      },
+      BenchCase(name: sharpMovedName, owner: "Retouch") {
+        // The one slider whose move re-runs the detail stages (sharpening) as well.
+        sharpStep += 1
+        let edit = typicalConfig.setting(.sharpness, to: (typical[.sharpness] ?? 0) + (sharpStep % 2 == 0 ? 0.01 : -0.01))
+        sink &+= source.applyingEditConfig(edit, renderScale: scale).width
         return (nil, nil)
       },
       BenchCase(name: colorName, owner: "Retouch") {
@@ -418,15 +427,19 @@ enum RenderBench {
     ]
     let results = try roundRobin(cases, runs: runs, warmup: 3)
     func m(_ name: String) -> Double { results.first { $0.name == name }?.samples.median ?? .nan }
-    let main = results.filter { [typicalName, colorName, c1Name, c2Name, cTypicalName].contains($0.name) }
+    let main = results.filter {
+      [typicalName, sharpMovedName, colorName, c1Name, c2Name, cTypicalName].contains($0.name)
+    }
     printTable(
       "Preview re-render after one slider move, \(source.size) 8-bit RGB, in memory", main,
       reference: c2Name,
       note: """
         Source decoded once with shrink-on-load (\(shrunk.size)) and resized; each iteration moves \
         one slider by ±0.01 and calls applyingEditConfig(_:renderScale: \
-        \(String(format: "%.3f", scale))): LUT, guide, sharpening, fused pass and the output copy. \
-        \(runs) samples, interleaved.
+        \(String(format: "%.3f", scale))): LUT, guide, sharpening, fused pass and the output. \
+        \(runs) samples, interleaved. The sliders are moved in turn, sharpness one move in 8: \
+        the other moves reuse the detail stages' output kept for the source (as an editor's \
+        preview does); "sharpness moved" re-runs them every time.
         threads: Retouch \(retouchThreads); C reference as named (per-pixel: decode table, gains, \
         4096-entry tone table, saturation, vignette, encode table); its typical pass adds a 3×3 \
         luma sharpen and local tone (bilinear base from Retouch's tone guide, gain table), without \

@@ -21,10 +21,14 @@ import RetouchRender
 public enum JPEGEditPipeline {
   /// Rows per render band (and per hand-over between the threads).
   static let bandRows = 64
-  /// Rows the ring buffer holds (a multiple of `bandRows` and of the decoder's 16-row reads):
-  /// 512 rows of a 4032-px photo are 6 MB, against 36 MB for the whole image, so the pipeline
-  /// touches far less fresh memory (page zeroing was a third of a 12 MP convert's time).
-  static let ringRows = 512
+  /// Rows the ring buffer holds (a multiple of `bandRows` and of the decoder's 16-row reads).
+  /// Rendering cannot start before the tone guide exists, and its 1/8-scale decode still
+  /// Huffman-decodes the whole file (30–50 ms for a 12 MP photo here); meanwhile the full decode
+  /// runs ahead until the ring is full. 1536 rows of a 4032-px photo (18 MB, against 36 MB for
+  /// the whole image) let it keep going through that phase; 512 rows stalled it after ~8 ms
+  /// (`retouch apply` typical edit, 12 MP: ~10–20 ms faster, peak memory 53 → 65 MB). Not the
+  /// whole image: fresh pages cost their zeroing (a third of a 12 MP convert's time once).
+  static let ringRows = 1536
 
   /// Renders `config` on a JPEG held in memory and returns the encoded JPEG, or nil when the job
   /// cannot stream: the file is not a plain YCbCr/greyscale JPEG, its EXIF orientation is not 1,

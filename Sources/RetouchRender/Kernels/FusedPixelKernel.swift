@@ -29,15 +29,17 @@ import RetouchCore
 /// the result is within 0.75 code values, mean ≤ 0.23 (tests).
 ///
 /// **Speed, and why it is Swift.** The work is table look-ups (decode, grid coordinate, four
-/// corners, decode, encode) with a little integer maths around each, run as scalar loads.
-/// 12 MP of random pixels, one thread, best of 5 (release, 2-core AVX-512 VM, other work on the
-/// other core): table alone 67 ms, with gains 82, with vignette 94, all three 108 ms. On the
-/// typical edit's 12 MP `retouch apply`, callgrind counts 1.07 G instructions in this pass
-/// against 1.17 G for the three separate passes it replaced. An AVX-512 twin in
-/// C (16 pixels per gather, same bytes) was written and timed in the same run: 59, 65, 76 and
-/// 87 ms, only 1.14–1.26× faster, because a 16-lane gather on this CPU costs as much as 16 scalar
-/// loads (2.1 ns against 2.0 ns in a micro-benchmark). Below the 1.5× the project asks of a C
-/// kernel, so it was not kept.
+/// corners, decode, encode) with a little integer maths around each, run as scalar loads; the
+/// two steps of a group are software-pipelined (see the loop) because a vector load of lanes
+/// stored one by one just before stalls on store forwarding. 12 MP of random pixels, one
+/// thread, best of 5 (release, 2-core AVX-512 VM, other work on the other core): table alone
+/// 44 ms, with gains 64, with vignette 70, all three 94 ms (before the pipelining: 67, 82, 94,
+/// 108). On the typical edit's 12 MP `retouch apply`, callgrind counted 1.07 G instructions in
+/// this pass against 1.17 G for the three separate passes it replaced. An AVX-512 twin in C
+/// (16 pixels per gather, same bytes) was written and timed against the unpipelined kernel:
+/// 59, 65, 76 and 87 ms, only 1.14–1.26× faster then and slower than this kernel now, because
+/// a 16-lane gather on this CPU costs what 16 scalar loads do (2.1 against 2.0 ns in a
+/// micro-benchmark). Far from the 1.5× the project asks of a C kernel, so it was not kept.
 extension ColorLUT3D {
   /// The grid size the fused kernel's input table is built for.
   static let fusedSize = 33
@@ -81,12 +83,12 @@ extension ColorLUT3D {
     let diagonal8 = SIMD8<Int32>(repeating: Int32(diagonal))
     let fractionMask = SIMD8<UInt32>(repeating: 1023)
     let lastCell = SIMD8<Int32>(repeating: Int32(n - 2))
-    // Scratch: 3 × 8 axis words or coordinates, then 6 × 8 results (cell, corner A, corner B,
-    // 3 weights).
-    withUnsafeTemporaryAllocation(byteCount: 9 * 32, alignment: 32) { scratch in
+    // Scratch: two buffers of 3 × 8 axis words or coordinates, then 6 × 8 results (cell,
+    // corner A, corner B, 3 weights).
+    withUnsafeTemporaryAllocation(byteCount: 12 * 32, alignment: 32) { scratch in
       let words = scratch.baseAddress.unsafelyUnwrapped
       let t = words.assumingMemoryBound(to: UInt32.self)
-      let plan = (words + 96).assumingMemoryBound(to: Int32.self)
+      let plan = (words + 192).assumingMemoryBound(to: Int32.self)
       packed8.withUnsafeBufferPointer { table in
         axis8.withUnsafeBufferPointer { axisBuffer in
           Self.linearToAxis33.withUnsafeBufferPointer { toAxisBuffer in
@@ -111,16 +113,14 @@ extension ColorLUT3D {
                     code8[Int(truncatingIfNeeded: SpatialMath.roundToUInt32(l < 16383 ? l : 16383))]
                   }
 
-                  /// One group of `m` (1…8) pixels at `p`, pixel `x0` of the row.
+                  /// Step 1 of a group of `m` (1…8) pixels from `src`, pixel `x0` of the row:
+                  /// per channel, the grid coordinate (with a gain) or the axis word, into `t`.
                   @inline(__always)
-                  func group(
-                    _ src: UnsafePointer<UInt8>, _ p: UnsafeMutablePointer<UInt8>, _ m: Int, _ x0: Int
+                  func load(
+                    _ src: UnsafePointer<UInt8>, _ m: Int, _ x0: Int,
+                    _ t: UnsafeMutablePointer<UInt32>
                   ) {
                     var q = src
-                    let cell: SIMD8<Int32>
-                    let dr: SIMD8<Int32>
-                    let dg: SIMD8<Int32>
-                    let db: SIMD8<Int32>
                     if let gains {
                       for j in 0..<m {
                         let k = gains[x0 &+ j]
@@ -129,7 +129,29 @@ extension ColorLUT3D {
                         t[16 &+ j] = coordinate(decode8[Int(q[2])] * k)
                         q += channels
                       }
-                      let raw = UnsafeRawPointer(t)
+                    } else {
+                      for j in 0..<m {
+                        t[j] = axis[Int(q[0])]
+                        t[8 &+ j] = axis[256 &+ Int(q[1])]
+                        t[16 &+ j] = axis[512 &+ Int(q[2])]
+                        q += channels
+                      }
+                    }
+                  }
+
+                  /// Step 2 of a group: tetrahedra and weights for all 8 lanes of `t`, then the
+                  /// table and the vignette per pixel, written to `p`.
+                  @inline(__always)
+                  func finish(
+                    _ t: UnsafeMutablePointer<UInt32>, _ p: UnsafeMutablePointer<UInt8>, _ m: Int,
+                    _ x0: Int
+                  ) {
+                    let cell: SIMD8<Int32>
+                    let dr: SIMD8<Int32>
+                    let dg: SIMD8<Int32>
+                    let db: SIMD8<Int32>
+                    let raw = UnsafeRawPointer(t)
+                    if gains != nil {
                       let xr = SIMD8<Int32>(truncatingIfNeeded: raw.load(as: SIMD8<UInt32>.self))
                       let xg = SIMD8<Int32>(
                         truncatingIfNeeded: raw.load(fromByteOffset: 32, as: SIMD8<UInt32>.self))
@@ -143,13 +165,6 @@ extension ColorLUT3D {
                       db = xb &- (ib &<< 8)
                       cell = ir &+ ig &* stepG &+ ib &* stepB
                     } else {
-                      for j in 0..<m {
-                        t[j] = axis[Int(q[0])]
-                        t[8 &+ j] = axis[256 &+ Int(q[1])]
-                        t[16 &+ j] = axis[512 &+ Int(q[2])]
-                        q += channels
-                      }
-                      let raw = UnsafeRawPointer(t)
                       let tr = raw.load(as: SIMD8<UInt32>.self)
                       let tg = raw.load(fromByteOffset: 32, as: SIMD8<UInt32>.self)
                       let tb = raw.load(fromByteOffset: 64, as: SIMD8<UInt32>.self)
@@ -173,8 +188,8 @@ extension ColorLUT3D {
                     out.storeBytes(of: wMax &- wMid, toByteOffset: 96, as: SIMD8<Int32>.self)
                     out.storeBytes(of: wMid &- wMin, toByteOffset: 128, as: SIMD8<Int32>.self)
                     out.storeBytes(of: wMin, toByteOffset: 160, as: SIMD8<Int32>.self)
-                    var o = p
-                    for j in 0..<m {
+                    /// The interpolated entry of lane `j`: three fields at 4080 × 256 per unit.
+                    @inline(__always) func interpolated(_ j: Int) -> UInt64 {
                       let c = Int(plan[j])
                       let wA = UInt64(truncatingIfNeeded: plan[24 &+ j])
                       let wB = UInt64(truncatingIfNeeded: plan[32 &+ j])
@@ -183,34 +198,62 @@ extension ColorLUT3D {
                       sum &+= lut[Int(plan[8 &+ j])] &* wA
                       sum &+= lut[Int(plan[16 &+ j])] &* wB
                       sum &+= lut[c &+ diagonal] &* w1
-                      if let vignette {
+                      return sum
+                    }
+                    // One loop per case, so neither tests the vignette per pixel.
+                    var o = p
+                    if let vignette {
+                      for j in 0..<m {
                         // Fields at 1/4080 (rounded), decoded, multiplied, encoded once.
-                        sum &+= 128 | 128 << 21 | 128 << 42
+                        let sum = interpolated(j) &+ (128 | 128 << 21 | 128 << 42)
                         let v = vignette[x0 &+ j]
                         o[0] = code(decode12[Int(truncatingIfNeeded: (sum >> 8) & 0x1FFF)] * v)
                         o[1] = code(decode12[Int(truncatingIfNeeded: (sum >> 29) & 0x1FFF)] * v)
                         o[2] = code(decode12[Int(truncatingIfNeeded: (sum >> 50) & 0x1FFF)] * v)
-                      } else {
-                        sum &+= 2048 | 2048 << 21 | 2048 << 42
+                        o += channels
+                      }
+                    } else {
+                      for j in 0..<m {
+                        let sum = interpolated(j) &+ (2048 | 2048 << 21 | 2048 << 42)
                         o[0] = UInt8(truncatingIfNeeded: sum >> 12)
                         o[1] = UInt8(truncatingIfNeeded: sum >> 33)
                         o[2] = UInt8(truncatingIfNeeded: sum >> 54)
+                        o += channels
                       }
-                      o += channels
                     }
                   }
 
+                  // Software-pipelined by one group: step 1 of a group is done before step 2 of
+                  // the previous one, so the 8-lane vector loads of `t` read stores made a group
+                  // earlier (a wide load right after narrow stores to the same bytes cannot be
+                  // forwarded from the store buffer and stalls: measured 5 % of the pass's time
+                  // on that one load). Two `t` buffers alternate; groups are 8 pixels except the
+                  // last, so both steps unroll with a constant count.
                   var x = 0
                   var p = row
                   var q = source ?? UnsafePointer(row)
-                  // Whole groups with a constant count, so the per-pixel loops unroll.
-                  while count &- x >= 8 {
-                    group(q, p, 8, x)
+                  var current = t
+                  var previous:
+                    (p: UnsafeMutablePointer<UInt8>, x: Int, t: UnsafeMutablePointer<UInt32>)?
+                  var lastCount = 8
+                  while x < count {
+                    let m = count &- x
+                    if m >= 8 { load(q, 8, x, current) } else { load(q, m, x, current) }
+                    if let previous { finish(previous.t, previous.p, 8, previous.x) }
+                    previous = (p, x, current)
+                    lastCount = Swift.min(m, 8)
+                    current = current == t ? t + 24 : t
                     p += 8 &* channels
                     q += 8 &* channels
                     x &+= 8
                   }
-                  if x < count { group(q, p, count &- x, x) }
+                  if let previous {
+                    if lastCount == 8 {
+                      finish(previous.t, previous.p, 8, previous.x)
+                    } else {
+                      finish(previous.t, previous.p, lastCount, previous.x)
+                    }
+                  }
                 }
               }
             }
