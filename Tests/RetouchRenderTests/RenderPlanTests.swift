@@ -240,4 +240,28 @@ struct ToneGuideCacheTests {
       !afterWrite.hasSamePixels(as: original.applyingEditConfig(base)),
       "a stale detail output was used")
   }
+
+  @Test func keptSourceWithGeometryRendersLikeAFreshOne() throws {
+    // With a crop, a straighten angle and a turn, the warped (and sharpened) image and its tone
+    // guide are kept between renders of the same source.
+    let source = try TestPhoto.load("d04", minimumLongEdge: 300, longEdge: 300)
+    let base = EditConfig(
+      properties: [.straighten: 4, .sharpness: 0.5, .shadows: 0.4, .vignette: 0.3],
+      crop: NormalizedRect(x: 0.1, y: 0.2, width: 0.7, height: 0.6), editRotation: .rotate90)
+    for exposure in [0.0, 0.3, 0.3, -0.2] {
+      let edit = base.setting(.exposure, to: exposure)
+      let kept = source.rendered(with: edit)
+      let fresh = independentCopy(source).rendered(with: edit)
+      #expect(kept.size == fresh.size && kept.hasSamePixels(as: fresh), "exposure \(exposure)")
+    }
+    // Another crop misses.
+    let other = base.setting(.exposure, to: 0.3)
+    let recropped = EditConfig(
+      properties: [.straighten: 4, .sharpness: 0.5, .shadows: 0.4, .vignette: 0.3, .exposure: 0.3],
+      crop: NormalizedRect(x: 0, y: 0, width: 0.5, height: 0.5), editRotation: .rotate90)
+    #expect(
+      source.rendered(with: recropped).hasSamePixels(
+        as: independentCopy(source).rendered(with: recropped)))
+    #expect(!source.rendered(with: recropped).hasSamePixels(as: source.rendered(with: other)))
+  }
 }

@@ -94,32 +94,38 @@ public struct RenderPlan: Sendable {
   public func render(_ image: consuming Image) -> Image {
     // `consuming`: when the caller passes its last reference, the pixels are edited in place
     // instead of copied (12 MP: saves 36 MB and ~10 ms).
-    var img: Image
-    let blur = BackgroundBlur(amount: config.value(of: .backgroundBlur))
-    if let depth = options.depthMap, !blur.isNeutral {
-      // On the upright source, where the depth map is aligned; geometry follows.
-      var source = consume image
-      blur.apply(to: &source, depth: depth, threads: options.threads)
-      img = geometry.map { source.warped(by: $0) } ?? source
-    } else if let geometry {
-      img = image.warped(by: geometry)
-    } else {
-      img = consume image
-    }
+    var source = consume image
     let threads = options.threads
-    // The guide describes the photo itself: taken (or found in the cache) before noise reduction
-    // and sharpening rewrite the pixels, so re-renders of one preview share it.
-    let guide =
-      Self.needsToneGuide(config) ? ToneGuideCache.shared.guide(for: img, threads: threads) : nil
+    let blur = BackgroundBlur(amount: config.value(of: .backgroundBlur))
+    let depth = blur.isNeutral ? nil : options.depthMap
     let detail = DetailStages(
       noiseReduction: config.value(of: .noiseReduction), sharpness: config.value(of: .sharpness),
       renderScale: renderScale)
-    if !detail.isNeutral {
-      // A source the caller keeps (an editor's preview) is rendered again after every slider
-      // move: keep its detail stages' output, so a colour or tone move skips them.
-      let keptByCaller = !img.holdsUniqueStorage() && geometry == nil && blur.isNeutral
-      img = DetailStageCache.shared.output(
-        of: detail, on: img, cacheable: keptByCaller, threads: threads)
+    let wantsGuide = Self.needsToneGuide(config)
+    // A source the caller keeps (an editor's preview) is rendered again after every slider
+    // move: keep what comes before the per-pixel pass (geometry, detail stages, tone guide), so
+    // a move of any other slider re-runs only that pass.
+    let key: PrepassCache.Key? =
+      depth == nil && (geometry != nil || !detail.isNeutral) && !source.holdsUniqueStorage()
+      ? PrepassCache.Key(
+        content: source.contentIdentity, colorSpace: source.colorSpace, geometry: geometry,
+        detail: detail)
+      : nil
+    var img: Image
+    let guide: ToneGuide?
+    if let key, let kept = PrepassCache.shared.entry(for: key, needsGuide: wantsGuide) {
+      (img, guide) = kept
+    } else {
+      if let depth {
+        // On the upright source, where the depth map is aligned; geometry follows.
+        blur.apply(to: &source, depth: depth, threads: threads)
+      }
+      img = geometry.map { source.warped(by: $0) } ?? source
+      // The guide describes the photo itself: taken (or found in the cache) before noise
+      // reduction and sharpening rewrite the pixels.
+      guide = wantsGuide ? ToneGuideCache.shared.guide(for: img, threads: threads) : nil
+      detail.apply(to: &img, threads: threads)
+      if let key { PrepassCache.shared.keep(img, guide: guide, for: key) }
     }
     let stages = PixelStages(
       config: config, width: img.width, height: img.height, colorSpace: img.colorSpace,
@@ -165,43 +171,42 @@ struct DetailStages: Hashable, Sendable {
   }
 }
 
-/// The detail stages' output for the last source an editor rendered, so that moving any other
-/// slider re-runs only the per-pixel pass (2048×1536 preview, typical edit: the sharpening and
-/// the copy it needs are about a fifth of the render).
+/// What comes before the per-pixel pass — geometry, the detail stages' output and the tone
+/// guide — for the last source an editor rendered, so that moving any slider but those re-runs
+/// only the fused pass (2048×1536 preview, typical edit: sharpening and the copy it needs are
+/// about a fifth of the render; with a crop or straighten, the warp and the guide too).
 ///
 /// Keyed by the source's content identity (storage and version: any write to the source
-/// misses), its colour space and the detail settings. Holds one image of at most ``maxBytes``
-/// (a preview; full-size renders are not kept), so an editor switching photos or two editors
-/// at once simply rebuild. Thread-safe: the entry sits behind a `Mutex`; the stages run outside
-/// it.
-final class DetailStageCache: Sendable {
-  static let shared = DetailStageCache(maxBytes: 32 << 20)
+/// misses), its colour space, the geometry and the detail settings. Holds one entry, and only
+/// images of at most ``maxBytes`` (a preview; full-size renders are not kept), so an editor
+/// switching photos or two editors at once simply rebuild. Thread-safe: the entry sits behind a
+/// `Mutex`; the work runs outside it.
+final class PrepassCache: Sendable {
+  static let shared = PrepassCache(maxBytes: 32 << 20)
   let maxBytes: Int
   struct Key: Hashable {
     let content: ImageContentIdentity
     let colorSpace: ColorSpace
-    let stages: DetailStages
+    let geometry: GeometryTransform?
+    let detail: DetailStages
   }
-  private let last = Mutex<(key: Key, image: Image)?>(nil)
+  private let last = Mutex<(key: Key, image: Image, guide: ToneGuide?)?>(nil)
 
   init(maxBytes: Int) { self.maxBytes = maxBytes }
 
-  /// `image` after `stages`: the kept output when `image` and the stages are the last ones seen,
-  /// else a fresh run, kept when `cacheable` and small enough.
-  func output(of stages: DetailStages, on image: consuming Image, cacheable: Bool, threads: Int?)
-    -> Image
-  {
-    var img = image
-    guard cacheable, img.byteCount <= maxBytes else {
-      stages.apply(to: &img, threads: threads)
-      return img
+  /// The kept image and guide for `key`; nil when not kept, or kept without the guide a render
+  /// now needs.
+  func entry(for key: Key, needsGuide: Bool) -> (Image, ToneGuide?)? {
+    last.withLock { entry in
+      guard let entry, entry.key == key, !needsGuide || entry.guide != nil else { return nil }
+      return (entry.image, entry.guide)
     }
-    let key = Key(content: img.contentIdentity, colorSpace: img.colorSpace, stages: stages)
-    if let hit = last.withLock({ $0?.key == key ? $0?.image : nil }) { return hit }
-    stages.apply(to: &img, threads: threads)
-    let output = img
-    last.withLock { $0 = (key, output) }
-    return img
+  }
+
+  /// Keeps `image` (when small enough) and `guide` for `key`, replacing the entry.
+  func keep(_ image: Image, guide: ToneGuide?, for key: Key) {
+    guard image.byteCount <= maxBytes else { return }
+    last.withLock { $0 = (key, image, guide) }
   }
 }
 
