@@ -340,11 +340,17 @@ enum RenderBench {
     let lut = ColorLUT3D(ColorToneTransform(typicalConfig, colorSpace: source.colorSpace))
     let cRef = try CReference(source)
     let cTypical = try CReference(
-      typical: source, shadows: typical[.shadows] ?? 0, highlights: typical[.highlights] ?? 0, sharpen: 1.5)
+      typical: source, shadows: typical[.shadows] ?? 0, highlights: typical[.highlights] ?? 0,
+      sharpen: 1.5)
     var sink = 0
 
     let typicalName = "typical edit, one slider moved"
     let sharpMovedName = "typical edit, sharpness moved"
+    let sharpSource = source.withUnsafeBytes {
+      Image(
+        width: source.width, height: source.height, format: source.format,
+        colorSpace: source.colorSpace, bytes: $0)
+    }
     var sharpStep = 0
     let colorName = "colour-only edit, one slider moved"
     let c1Name = "C reference colour pass, 1 thread"
@@ -369,10 +375,12 @@ enum RenderBench {
         return (nil, nil)
       },
       BenchCase(name: sharpMovedName, owner: "Retouch") {
-        // The one slider whose move re-runs the detail stages (sharpening) as well.
+        // The one slider whose move re-runs the detail stages (sharpening) as well. Its own
+        // source, as a second editor would have.
         sharpStep += 1
-        let edit = typicalConfig.setting(.sharpness, to: (typical[.sharpness] ?? 0) + (sharpStep % 2 == 0 ? 0.01 : -0.01))
-        sink &+= source.applyingEditConfig(edit, renderScale: scale).width
+        let edit = typicalConfig.setting(
+          .sharpness, to: (typical[.sharpness] ?? 0) + (sharpStep % 2 == 0 ? 0.01 : -0.01))
+        sink &+= sharpSource.applyingEditConfig(edit, renderScale: scale).width
         return (nil, nil)
       },
       BenchCase(name: colorName, owner: "Retouch") {
@@ -459,7 +467,8 @@ enum RenderBench {
         m(typicalName) / m(c1Name)))
     print(
       String(
-        format: "typical / C reference typical pass (2 threads, same per-pixel work): %.2f× (goal ≤ 1.5×)",
+        format:
+          "typical / C reference typical pass (2 threads, same per-pixel work): %.2f× (goal ≤ 1.5×)",
         m(typicalName) / m(cTypicalName)))
 
     let stages = results.filter { !main.map(\.name).contains($0.name) }
@@ -544,7 +553,9 @@ enum RenderBench {
 
     /// The typical pass: the colour pass plus local tone from `guide` (Retouch's own tone base for
     /// the same image and the same curve) and a 3×3 luma sharpen before it.
-    convenience init(typical image: Image, shadows: Double, highlights: Double, sharpen: Float) throws {
+    convenience init(typical image: Image, shadows: Double, highlights: Double, sharpen: Float)
+      throws
+    {
       try self.init(image, sharpen: sharpen)
       let guide = ToneGuide(image: image)
       let base = guide.values(.tone)
@@ -595,7 +606,8 @@ enum RenderBench {
         _ = rbref_sharpen_pass(plan, input, s, sharpenAmount, Int32(threads))
         input = s
       }
-      _ = rbref_color_pass(plan, input, output.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(threads))
+      _ = rbref_color_pass(
+        plan, input, output.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(threads))
       return (now() - start) * 1000
     }
   }

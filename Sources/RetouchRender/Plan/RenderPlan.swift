@@ -177,12 +177,13 @@ struct DetailStages: Hashable, Sendable {
 /// about a fifth of the render; with a crop or straighten, the warp and the guide too).
 ///
 /// Keyed by the source's content identity (storage and version: any write to the source
-/// misses), its colour space, the geometry and the detail settings. Holds one entry, and only
-/// images of at most ``maxBytes`` (a preview; full-size renders are not kept), so an editor
-/// switching photos or two editors at once simply rebuild. Thread-safe: the entry sits behind a
+/// misses), its colour space, the geometry and the detail settings. Holds two entries (an
+/// editor's preview and, say, its crop screen or a second editor), and only images of at most
+/// ``maxBytes`` (previews; full-size renders are not kept). Thread-safe: the entry sits behind a
 /// `Mutex`; the work runs outside it.
 final class PrepassCache: Sendable {
-  static let shared = PrepassCache(maxBytes: 32 << 20)
+  static let shared = PrepassCache(capacity: 2, maxBytes: 32 << 20)
+  let capacity: Int
   let maxBytes: Int
   struct Key: Hashable {
     let content: ImageContentIdentity
@@ -190,23 +191,35 @@ final class PrepassCache: Sendable {
     let geometry: GeometryTransform?
     let detail: DetailStages
   }
-  private let last = Mutex<(key: Key, image: Image, guide: ToneGuide?)?>(nil)
+  /// Most recently used first.
+  private let recent = Mutex<[(key: Key, image: Image, guide: ToneGuide?)]>([])
 
-  init(maxBytes: Int) { self.maxBytes = maxBytes }
+  init(capacity: Int, maxBytes: Int) {
+    self.capacity = max(1, capacity)
+    self.maxBytes = maxBytes
+  }
 
   /// The kept image and guide for `key`; nil when not kept, or kept without the guide a render
   /// now needs.
   func entry(for key: Key, needsGuide: Bool) -> (Image, ToneGuide?)? {
-    last.withLock { entry in
-      guard let entry, entry.key == key, !needsGuide || entry.guide != nil else { return nil }
+    recent.withLock { list in
+      guard let i = list.firstIndex(where: { $0.key == key }), !needsGuide || list[i].guide != nil
+      else { return nil }
+      let entry = list.remove(at: i)
+      list.insert(entry, at: 0)
       return (entry.image, entry.guide)
     }
   }
 
-  /// Keeps `image` (when small enough) and `guide` for `key`, replacing the entry.
+  /// Keeps `image` (when small enough) and `guide` for `key`, dropping the least recently used
+  /// entry beyond ``capacity``.
   func keep(_ image: Image, guide: ToneGuide?, for key: Key) {
     guard image.byteCount <= maxBytes else { return }
-    last.withLock { $0 = (key, image, guide) }
+    recent.withLock { list in
+      list.removeAll { $0.key == key }
+      list.insert((key, image, guide), at: 0)
+      if list.count > capacity { list.removeLast(list.count - capacity) }
+    }
   }
 }
 
