@@ -56,6 +56,18 @@ struct RecipeCorrectionTests {
     #expect(Recipe.brighten.config(for: a) == nil, "a small shortfall is left alone")
   }
 
+  /// A veil raises every tone, so the photo measures too bright: removing the veil (Punch)
+  /// is the fix, not Darken.
+  @Test func veiledPhotoIsNotDarkened() throws {
+    var a = balancedAnalysis()
+    a.exposure.lightnessPercentiles = [56, 58, 64, 72, 80, 90, 95]
+    a.exposure.lightnessDeviation = 9
+    a.exposure.suggestedEV = -0.9
+    #expect(Recipe.darken.config(for: a) == nil)
+    let punch = try #require(Recipe.punch.config(for: a))
+    #expect(punch.value(of: .blacks) < 0 || punch.value(of: .exposure) < 0)
+  }
+
   @Test func overexposureIsDarkened() throws {
     var a = balancedAnalysis()
     a.exposure.suggestedEV = -0.9

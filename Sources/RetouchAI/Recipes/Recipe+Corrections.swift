@@ -25,15 +25,17 @@ extension Recipe {
       need: Sizing.ramp(ev, from: 0.15, to: 1))
   }
 
-  /// Exposure down by the measured excess of the subject.
+  /// Exposure down by the measured excess of the subject. Not on a veiled photo: the veil
+  /// makes it measure too bright, and removing it (Punch) sets the exposure that goes with it.
   public static let darken = Recipe(
     "darken", LocalizedText("Darken", zh: "压暗"), symbol: "moon", kind: .correction
   ) { a in
     let ev = a.exposure.suggestedEV
-    guard ev <= -0.3 else { return nil }
+    let clear = 1 - a.veil
+    guard ev <= -0.3, clear > 0.5 else { return nil }
     return RecipeProposal(
       config: EditConfig(properties: [.exposure: Sizing.step(max(ev, -3))]),
-      need: Sizing.ramp(-ev, from: 0.15, to: 1))
+      need: Sizing.ramp(-ev, from: 0.15, to: 1) * clear)
   }
 
   /// Opens crushed blacks and dark shadows: the black level goes up by about what the clipped

@@ -44,11 +44,8 @@ extension Recipe {
   ) { a in
     // A veil raises the black level and flattens the tones: both must show (a bright, soft
     // scene alone is not veiled).
-    let p1 = a.lightness(percentile: 1)
-    // A black level at L* 12–42 is often the scene itself (fog, mist, snow, a soft print):
-    // only a clearly raised one (the darkest percent at L* ≥ 45) counts as a veil to remove.
-    let veil = Sizing.ramp(p1, from: 43, to: 53)
-      * Sizing.ramp(24 - a.exposure.lightnessDeviation, from: 2, to: 10)
+    let p1 = a.lightnessOnceExposed(percentile: 1)
+    let veil = a.veil
     var p: [EditSettingType: Double]
     // A black level raised in the display values (a faded print or scan, a lifted-blacks
     // export): the darkest percent sits well above where a photo's blacks are (L* 0–12), but
@@ -146,5 +143,16 @@ extension Recipe {
       .saturation: Sizing.step(-0.2 - 0.2 * rich), .vibrance: -0.1, .contrast: -0.05,
     ]
     return RecipeProposal(config: EditConfig(properties: p), need: 0, appeal: 0.07)
+  }
+}
+
+extension PhotoAnalysis {
+  /// How clearly the photo is veiled (haze, a washed-out copy), 0...1: a raised black level
+  /// and flattened tones must both show (a bright, soft scene alone is not veiled). A black
+  /// level at L* 12–42 is often the scene itself (fog, mist, snow, a soft print): only a
+  /// clearly raised one (the darkest percent at L* ≥ 45) counts as a veil to remove.
+  var veil: Double {
+    Sizing.ramp(lightnessOnceExposed(percentile: 1), from: 43, to: 53)
+      * Sizing.ramp(24 - exposure.lightnessDeviation, from: 2, to: 10)
   }
 }

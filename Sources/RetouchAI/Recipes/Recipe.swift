@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import RetouchCore
 import RetouchRender
 
@@ -81,6 +82,16 @@ extension PhotoAnalysis {
     let i = keys.enumerated().min { abs($0.element - percentile) < abs($1.element - percentile) }?
       .offset ?? 0
     return ps[min(i, ps.count - 1)]
+  }
+
+  /// L* at a percentile as it will be once a measured underexposure is undone: the linear
+  /// luminance times `2^suggestedEV` when that is positive (Brighten's move), else as measured.
+  /// A black level judged on an underexposed copy would read as the scene's.
+  func lightnessOnceExposed(percentile: Int) -> Double {
+    let l = lightness(percentile: percentile)
+    let ev = exposure.suggestedEV
+    guard ev > 0 else { return l }
+    return min(100, PixelStatistics.lightness(ToneFit.luminance(lightness: l) * pow(2, ev)))
   }
 
   /// Faces whose skin colour can be trusted (not lit by coloured light).

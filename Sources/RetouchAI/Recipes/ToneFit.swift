@@ -82,17 +82,22 @@ enum ToneFit {
 
   /// Sliders that take away a veil of linear light (haze, lifted blacks): the measured black
   /// level `k` (at the 1st percentile, less what a clean photo keeps there) is subtracted in
-  /// linear light and the rest stretched back, `Y' = (Y − k)/(1 − k)`, which inverts an
-  /// airlight veil `I = t·J + (1 − t)·A`.
+  /// linear light and the rest stretched back so the white level `w` (99th percentile) stays
+  /// where it is, `Y' = (Y − k)·w/(w − k)`. That inverts an airlight veil
+  /// `I = t·J + (1 − t)·A` whatever the airlight's brightness `A`: the veil adds the same light
+  /// to black and white, and the contrast it took is the ratio of the two spans (`1/t`).
   static func veilRemoval(_ a: PhotoAnalysis, strength: Double) -> [EditSettingType: Double] {
     let keys = [1, 5, 25, 50, 75, 95, 99]
     let ls = keys.map { a.lightness(percentile: $0) }
     let ys = ls.map { luminance(lightness: $0) }
     let cleanBlack = luminance(lightness: 3)
     let k = max(ys[0] - cleanBlack, 0) * strength
-    guard k > 0.002 else { return [:] }
+    // A veil over a frame with no span of its own (all one grey) shows no white level: the
+    // white is taken at least 0.4 above the black level, as the old `1 − k` stretch did there.
+    let w = max(ys[6], min(1, k + 0.4))
+    guard k > 0.002, w - k > 0.05 else { return [:] }
     let levels = ys.map { SRGBTables.encodeExact($0) }
-    let targets = ys.map { SRGBTables.encodeExact(max(($0 - k) / (1 - k), 0)) }
+    let targets = ys.map { SRGBTables.encodeExact(min(max(($0 - k) * w / (w - k), 0), 1)) }
     return fit(
       levels: levels, targets: targets, weights: [2, 1.5, 1, 1, 1, 1, 1.5],
       limits: [
