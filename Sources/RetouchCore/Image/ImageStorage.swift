@@ -38,19 +38,7 @@ final class ImageStorage: @unchecked Sendable {
   init(byteCount: Int, zeroed: Bool) {
     self.byteCount = byteCount
     let size = max(byteCount, 1)
-    if size >= Self.hugeThreshold {
-      var raw: UnsafeMutableRawPointer?
-      let rounded = (size + Self.hugeAlignment - 1) / Self.hugeAlignment * Self.hugeAlignment
-      guard posix_memalign(&raw, Self.hugeAlignment, rounded) == 0, let block = raw else {
-        fatalError("out of memory allocating \(size) bytes of pixels")
-      }
-      #if os(Linux)
-        _ = madvise(block, rounded, MADV_HUGEPAGE)
-      #endif
-      pointer = block
-    } else {
-      pointer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 64)
-    }
+    pointer = PixelBlock.allocate(byteCount: size)
     if zeroed { pointer.initializeMemory(as: UInt8.self, repeating: 0, count: size) }
   }
 
@@ -60,8 +48,33 @@ final class ImageStorage: @unchecked Sendable {
     return new
   }
 
-  deinit {
-    if max(byteCount, 1) >= Self.hugeThreshold {
+  deinit { PixelBlock.deallocate(pointer, byteCount: max(byteCount, 1)) }
+}
+
+/// Allocation of large pixel buffers (images, a JPEG pipeline's rows): uninitialised, 64-byte
+/// aligned, and from ``ImageStorage/hugeThreshold`` up aligned to 2 MiB and marked for
+/// transparent huge pages on Linux, so that the first write into them is not one page fault
+/// per 4 KiB. Pair every `allocate` with a `deallocate` of the same size.
+package enum PixelBlock {
+  package static func allocate(byteCount: Int) -> UnsafeMutableRawPointer {
+    let size = max(byteCount, 1)
+    guard size >= ImageStorage.hugeThreshold else {
+      return UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 64)
+    }
+    var raw: UnsafeMutableRawPointer?
+    let alignment = ImageStorage.hugeAlignment
+    let rounded = (size + alignment - 1) / alignment * alignment
+    guard posix_memalign(&raw, alignment, rounded) == 0, let block = raw else {
+      fatalError("out of memory allocating \(size) bytes of pixels")
+    }
+    #if os(Linux)
+      _ = madvise(block, rounded, MADV_HUGEPAGE)
+    #endif
+    return block
+  }
+
+  package static func deallocate(_ pointer: UnsafeMutableRawPointer, byteCount: Int) {
+    if max(byteCount, 1) >= ImageStorage.hugeThreshold {
       free(pointer)
     } else {
       pointer.deallocate()

@@ -63,8 +63,7 @@ public struct ToneGuide: Sendable {
   /// `maxLongEdge` bounds the guide's long edge (clamped to 8…4096); `threads` defaults to all
   /// cores. Eager: all work happens here (see the type's cost).
   public init(image: Image, maxLongEdge: Int = ToneGuide.defaultMaxLongEdge, threads: Int? = nil) {
-    let bound = min(max(maxLongEdge, 8), 4096)
-    let f = max(1, (max(image.width, image.height) + bound - 1) / bound)
+    let f = ToneGuide.factor(width: image.width, height: image.height, maxLongEdge: maxLongEdge)
     let lum = ToneGuide.downscaledLog2Luminance(image, factor: f, threads: threads)
     self.init(
       log2Luminance: lum, width: (image.width + f - 1) / f, height: (image.height + f - 1) / f,
@@ -141,62 +140,88 @@ public struct ToneGuide: Sendable {
     -> [Float]
   {
     precondition(f >= 1)
-    let w = image.width
-    let h = image.height
-    let gw = (w + f - 1) / f
-    let gh = (h + f - 1) / f
-    let weights = image.colorSpace.lumaWeights
-    let eightBit = image.format.bitDepth == 8
-    let linear = eightBit ? ToneGuide.linear8 : ToneGuide.linear16
-    let tables = [weights.r, weights.g, weights.b].map { wt in linear.map { $0 * wt } }
-    let channels = image.format.channelCount
+    let gw = (image.width + f - 1) / f
+    let gh = (image.height + f - 1) / f
     var out = [Float](repeating: 0, count: gw * gh)
     image.withUnsafeBytes { raw in
-      tables[0].withUnsafeBufferPointer { tr in
-        tables[1].withUnsafeBufferPointer { tg in
-          tables[2].withUnsafeBufferPointer { tb in
-            out.withUnsafeMutableBufferPointer { o in
-              let src = HaloBands.share(raw.baseAddress!)
-              let dst = HaloBands.share(o.baseAddress!)
-              let t = (
-                HaloBands.share(tr.baseAddress!), HaloBands.share(tg.baseAddress!),
-                HaloBands.share(tb.baseAddress!)
-              )
-              ParallelBands.forEach(rows: gh, minimumBandHeight: 4, threads: threads) { rows in
-                let tR = t.0.pointer.assumingMemoryBound(to: Float.self)
-                let tG = t.1.pointer.assumingMemoryBound(to: Float.self)
-                let tB = t.2.pointer.assumingMemoryBound(to: Float.self)
-                let acc = UnsafeMutablePointer<Float>.allocate(capacity: gw)
-                defer { acc.deallocate() }
-                let step = sampleStep(factor: f)
-                for gy in rows {
-                  acc.initialize(repeating: 0, count: gw)
-                  let y0 = gy * f
-                  let y1 = min(y0 + f, h)
-                  for y in stride(from: y0, to: y1, by: step) {
-                    if eightBit {
-                      let row = src.pointer.assumingMemoryBound(to: UInt8.self) + y * w * channels
-                      accumulate(row, w: w, f: f, gw: gw, channels: channels, tR, tG, tB, acc)
-                    } else {
-                      let row = src.pointer.assumingMemoryBound(to: UInt16.self) + y * w * channels
-                      accumulate(row, w: w, f: f, gw: gw, channels: channels, tR, tG, tB, acc)
-                    }
-                  }
-                  let orow = dst.pointer.assumingMemoryBound(to: Float.self) + gy * gw
-                  let rowCount = Float((y1 - y0 + step - 1) / step)
-                  for gx in 0..<gw {
-                    let cols = Float((min(gx * f + f, w) - gx * f + step - 1) / step)
-                    let mean = acc[gx] / (cols * rowCount)
-                    orow[gx] = max(SpatialMath.log2(mean), floorLog2)
-                  }
+      out.withUnsafeMutableBufferPointer { o in
+        downscaledLog2Luminance(
+          rows: 0..<gh, of: raw.baseAddress!, width: image.width, height: image.height,
+          format: image.format, colorSpace: image.colorSpace, factor: f, into: o.baseAddress!,
+          threads: threads)
+      }
+    }
+    return out
+  }
+
+  /// The guide factor for an image of `width × height`: source pixels per guide pixel, so that
+  /// the guide's long edge is at most `maxLongEdge` (clamped to 8…4096).
+  public static func factor(width: Int, height: Int, maxLongEdge: Int = defaultMaxLongEdge) -> Int {
+    let bound = min(max(maxLongEdge, 8), 4096)
+    return max(1, (max(width, height) + bound - 1) / bound)
+  }
+
+  /// Guide rows `guideRows` of ``downscaledLog2Luminance(_:factor:threads:)`` from packed
+  /// pixels (`width × height`, `format`, rows `width × channels` components apart), written to
+  /// `out` (guide row `gy` at `out + gy × guideWidth`). Reads only the source rows of those
+  /// guide rows, so a caller can build the map while the image is still being decoded.
+  public static func downscaledLog2Luminance(
+    rows guideRows: Range<Int>, of pixels: UnsafeRawPointer, width w: Int, height h: Int,
+    format: PixelFormat, colorSpace: ColorSpace, factor f: Int,
+    into out: UnsafeMutablePointer<Float>,
+    threads: Int? = nil
+  ) {
+    precondition(f >= 1)
+    guard !guideRows.isEmpty else { return }
+    let gw = (w + f - 1) / f
+    let weights = colorSpace.lumaWeights
+    let eightBit = format.bitDepth == 8
+    let linear = eightBit ? ToneGuide.linear8 : ToneGuide.linear16
+    let tables = [weights.r, weights.g, weights.b].map { wt in linear.map { $0 * wt } }
+    let channels = format.channelCount
+    tables[0].withUnsafeBufferPointer { tr in
+      tables[1].withUnsafeBufferPointer { tg in
+        tables[2].withUnsafeBufferPointer { tb in
+          let src = HaloBands.share(UnsafeMutableRawPointer(mutating: pixels))
+          let dst = HaloBands.share(out)
+          let t = (
+            HaloBands.share(tr.baseAddress!), HaloBands.share(tg.baseAddress!),
+            HaloBands.share(tb.baseAddress!)
+          )
+          let first = guideRows.lowerBound
+          ParallelBands.forEach(rows: guideRows.count, minimumBandHeight: 4, threads: threads) {
+            part in
+            let tR = t.0.pointer.assumingMemoryBound(to: Float.self)
+            let tG = t.1.pointer.assumingMemoryBound(to: Float.self)
+            let tB = t.2.pointer.assumingMemoryBound(to: Float.self)
+            let acc = UnsafeMutablePointer<Float>.allocate(capacity: gw)
+            defer { acc.deallocate() }
+            let step = sampleStep(factor: f)
+            for gy in part.lowerBound + first..<part.upperBound + first {
+              acc.initialize(repeating: 0, count: gw)
+              let y0 = gy * f
+              let y1 = min(y0 + f, h)
+              for y in stride(from: y0, to: y1, by: step) {
+                if eightBit {
+                  let row = src.pointer.assumingMemoryBound(to: UInt8.self) + y * w * channels
+                  accumulate(row, w: w, f: f, gw: gw, channels: channels, tR, tG, tB, acc)
+                } else {
+                  let row = src.pointer.assumingMemoryBound(to: UInt16.self) + y * w * channels
+                  accumulate(row, w: w, f: f, gw: gw, channels: channels, tR, tG, tB, acc)
                 }
+              }
+              let orow = dst.pointer.assumingMemoryBound(to: Float.self) + gy * gw
+              let rowCount = Float((y1 - y0 + step - 1) / step)
+              for gx in 0..<gw {
+                let cols = Float((min(gx * f + f, w) - gx * f + step - 1) / step)
+                let mean = acc[gx] / (cols * rowCount)
+                orow[gx] = max(SpatialMath.log2(mean), floorLog2)
               }
             }
           }
         }
       }
     }
-    return out
   }
 
   /// Samples per block side: blocks of 4 or more pixels are sampled on every second row and

@@ -6,12 +6,16 @@ import RetouchCore
 /// Renders an edit band by band, top to bottom, into an 8-bit RGB buffer whose lower rows may
 /// still be arriving: the unit of a decode → edit → encode pipeline that overlaps the three.
 ///
-/// Produces exactly what ``RenderPlan`` produces for the same config, except that the tone
-/// guide comes from `guideSource` (a small copy of the photo, e.g. a DCT-scaled decode)
-/// rather than from the full image. Streams only edits without geometry and without noise
-/// reduction or depth blur (``canStream(_:options:)``); others go through ``RenderPlan``.
+/// Produces exactly what ``RenderPlan`` produces for the same config when given the guide the
+/// plan would build (``ToneGuide`` of the unsharpened photo); a guide from a smaller copy (e.g. a
+/// DCT-scaled decode, `guideSource`) differs only by that guide. Streams only edits without
+/// geometry and without noise reduction or depth blur (``canStream(_:options:)``); others go
+/// through ``RenderPlan``.
 ///
-/// Not thread-safe: one thread calls ``render(rows:in:)`` with consecutive bands.
+/// A band is rendered in two steps, which a caller may also run apart: ``sharpen(rows:in:ringRows:)``
+/// (consecutive bands, in order, each while the rows below it are still original) and
+/// ``applyPixelStages(rows:in:ringRows:)`` (any rows once sharpened); ``render(rows:in:ringRows:)``
+/// does both. Not thread-safe: one thread calls them.
 public final class StreamingRender {
   public let width: Int
   public let height: Int
@@ -34,7 +38,9 @@ public final class StreamingRender {
 
   /// Whether `config` can be rendered as a stream (no crop, turns, straighten or noise
   /// reduction: those need rows out of order or a second pass).
-  public static func canStream(_ config: EditConfig, options: RenderOptions = RenderOptions()) -> Bool {
+  public static func canStream(_ config: EditConfig, options: RenderOptions = RenderOptions())
+    -> Bool
+  {
     config.crop.isFull && config.editRotation == .original && config.straightenDegrees == 0
       && config.value(of: .noiseReduction) == 0
       && (options.depthMap == nil || config.value(of: .backgroundBlur) == 0)
@@ -43,16 +49,32 @@ public final class StreamingRender {
   /// - Parameters:
   ///   - guideSource: a small upright copy of the same photo, used for local tone and clarity
   ///     (ignored when neither is set).
-  public init(
+  public convenience init(
     _ config: EditConfig, width: Int, height: Int, colorSpace: ColorSpace, guideSource: Image?,
     renderScale: Double = 1, options: RenderOptions = RenderOptions()
   ) {
-    precondition(Self.canStream(config, options: options), "this edit cannot be streamed; use RenderPlan")
+    let guide =
+      RenderPlan.needsToneGuide(config)
+      ? guideSource.map { ToneGuideCache.shared.guide(for: $0, threads: options.threads) } : nil
+    self.init(
+      config, width: width, height: height, colorSpace: colorSpace, guide: guide,
+      renderScale: renderScale, options: options)
+  }
+
+  /// - Parameters:
+  ///   - guide: the tone guide for local tone and clarity (see ``ToneGuide/init(log2Luminance:width:height:factor:sourceWidth:sourceHeight:threads:)``
+  ///     to build it from rows as they are decoded); nil renders without them.
+  public init(
+    _ config: EditConfig, width: Int, height: Int, colorSpace: ColorSpace, guide: ToneGuide?,
+    renderScale: Double = 1, options: RenderOptions = RenderOptions()
+  ) {
+    precondition(
+      Self.canStream(config, options: options), "this edit cannot be streamed; use RenderPlan")
     self.width = width
     self.height = height
     let vignette = options.includesVignette ? config.value(of: .vignette) : 0
     stages = PixelStages(
-      config: config, width: width, height: height, colorSpace: colorSpace, guideSource: guideSource,
+      config: config, width: width, height: height, colorSpace: colorSpace, guide: guide,
       renderScale: renderScale, vignette: vignette, options: options)
     let amount = min(config.value(of: .sharpness), 1)
     let s = amount > 0 ? Sharpening(amount: amount, renderScale: renderScale) : nil
@@ -82,11 +104,26 @@ public final class StreamingRender {
   /// must not wrap around the ring. Rows `rows.upperBound ..< rows.upperBound + haloRows`
   /// (clamped to the image) must already hold their original pixels.
   public func render(rows: Range<Int>, in base: UnsafeMutablePointer<UInt8>, ringRows: Int? = nil) {
-    precondition(rows.lowerBound == nextRow, "bands must be consecutive")
-    guard !rows.isEmpty else { return }
+    sharpen(rows: rows, in: base, ringRows: ringRows)
+    applyPixelStages(rows: rows, in: base, ringRows: ringRows)
+  }
+
+  /// The ring's height and the bytes per row, checking that `rows` do not wrap around it.
+  private func layout(of rows: Range<Int>, ringRows: Int?) -> (ring: Int, bytesPerRow: Int) {
     let ring = ringRows ?? height
-    precondition(rows.lowerBound % ring + rows.count <= ring, "a band must not wrap around the ring")
-    let bpr = width * 3
+    precondition(
+      rows.lowerBound % ring + rows.count <= ring, "a band must not wrap around the ring")
+    return (ring, width * 3)
+  }
+
+  /// The sharpening of ``render(rows:in:ringRows:)`` alone, with the same rules for the band
+  /// and the rows below it; nothing to do when the edit does not sharpen.
+  public func sharpen(rows: Range<Int>, in base: UnsafeMutablePointer<UInt8>, ringRows: Int? = nil)
+  {
+    precondition(rows.lowerBound == nextRow, "bands must be consecutive")
+    defer { nextRow = rows.upperBound }
+    guard !rows.isEmpty else { return }
+    let (ring, bpr) = layout(of: rows, ringRows: ringRows)
     let ringBase = UnsafeMutableRawPointer(base)
     // The band's rows are contiguous in the ring: address them by absolute row number through a
     // base shifted by the band's offset (only rows of this band are reached through it).
@@ -99,7 +136,8 @@ public final class StreamingRender {
       if keep > 0 {
         savedNext.copyMemory(from: row(rows.upperBound - keep), byteCount: keep * bpr)
       }
-      precondition(keep == halo || rows.upperBound == height, "bands must be at least haloRows tall")
+      precondition(
+        keep == halo || rows.upperBound == height, "bands must be at least haloRows tall")
       let above = rows.lowerBound > 0 ? UnsafeRawPointer(savedAbove) : nil
       let below = rows.upperBound < height ? UnsafeRawPointer(row(rows.upperBound)) : nil
       let workers = max(1, threads ?? ParallelBands.defaultThreadCount)
@@ -109,9 +147,17 @@ public final class StreamingRender {
         let mid = rows.lowerBound + rows.count / 2
         splitSaved.copyMemory(from: row(mid - halo), byteCount: 2 * halo * bpr)
         let halves = [
-          (rows.lowerBound..<mid, above, UnsafeRawPointer(splitSaved + halo * bpr) as UnsafeRawPointer?),
+          (
+            rows.lowerBound..<mid, above,
+            UnsafeRawPointer(splitSaved + halo * bpr) as UnsafeRawPointer?
+          ),
           (mid..<rows.upperBound, UnsafeRawPointer(splitSaved) as UnsafeRawPointer?, below),
-        ].map { (range: $0.0, above: $0.1.map(SendableRawPointer.init), below: $0.2.map(SendableRawPointer.init)) }
+        ].map {
+          (
+            range: $0.0, above: $0.1.map(SendableRawPointer.init),
+            below: $0.2.map(SendableRawPointer.init)
+          )
+        }
         let image = SendableRawPointer(bandBase)
         let (w, h, kernel, weights, sharp) = (width, height, sharpenKernel, lumaWeights, sharpening)
         DispatchQueue.concurrentPerform(iterations: 2) { i in
@@ -121,11 +167,13 @@ public final class StreamingRender {
             rows: half.range, halo: halo, width: w, height: h, format: .rgb8, bytesPerRow: w * 3,
             image: image.pointer, above: half.above.map { UnsafeRawPointer($0.pointer) },
             below: half.below.map { UnsafeRawPointer($0.pointer) })
-          sharp.sharpen(band, kernel: kernel, scratch: &scratch, lumaWeights: weights, maxValue: 255)
+          sharp.sharpen(
+            band, kernel: kernel, scratch: &scratch, lumaWeights: weights, maxValue: 255)
         }
       } else {
         let band = HaloBands.Band(
-          rows: rows, halo: halo, width: width, height: height, format: .rgb8, bytesPerRow: bpr, image: bandBase,
+          rows: rows, halo: halo, width: width, height: height, format: .rgb8, bytesPerRow: bpr,
+          image: bandBase,
           above: above, below: below)
         var scratch = sharpenScratch!
         sharpening.sharpen(
@@ -133,18 +181,34 @@ public final class StreamingRender {
       }
       swap(&savedAbove, &savedNext)
     }
+  }
+
+  /// The per-pixel stages of ``render(rows:in:ringRows:)`` alone, on rows already sharpened
+  /// (any rows, in any order; they must not wrap around the ring). Thread-safe for disjoint
+  /// rows, so a caller may run bands on several threads itself (`threads: 1` each).
+  ///
+  /// - Parameter threads: worker threads for these rows; nil uses the render's options.
+  public func applyPixelStages(
+    rows: Range<Int>, in base: UnsafeMutablePointer<UInt8>, ringRows: Int? = nil,
+    threads: Int? = nil
+  ) {
+    guard !rows.isEmpty else { return }
+    let (ring, bpr) = layout(of: rows, ringRows: ringRows)
+    let ringBase = UnsafeMutableRawPointer(base)
     // The per-pixel stages are independent per row: split the band over the worker threads
     // (the decoder and encoder threads mostly wait on this one).
     let stages = self.stages, w = width
     let shared = SendableRawPointer(ringBase)
     let first = rows.lowerBound
-    ParallelBands.forEach(rows: rows.count, minimumBandHeight: 16, threads: threads) { part in
+    ParallelBands.forEach(rows: rows.count, minimumBandHeight: 16, threads: threads ?? self.threads)
+    { part in
       let scratch = PixelStages.RowScratch(width: w)
       for i in part {
         let y = first + i
-        stages.processRow(y, shared.pointer + (y % ring) * bpr, width: w, channels: 3, eightBit: true, scratch: scratch)
+        stages.processRow(
+          y, shared.pointer + (y % ring) * bpr, width: w, channels: 3, eightBit: true,
+          scratch: scratch)
       }
     }
-    nextRow = rows.upperBound
   }
 }
