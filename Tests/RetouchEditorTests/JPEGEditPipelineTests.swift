@@ -77,7 +77,17 @@ struct JPEGEditPipelineTests {
     let data = try SharedPhotos.data("g14")
     var strict = DecodeOptions()
     strict.strictness = .failOnTruncation
-    let config = EditConfig(properties: [.exposure: 0.2, .sharpness: 0.5])
+    // Streaming through a ring, and (with local tone) decoding the whole photo for its guide.
+    let configs = [
+      EditConfig(properties: [.exposure: 0.2, .sharpness: 0.5]),
+      EditConfig(properties: [.shadows: 0.4, .sharpness: 0.5]),
+    ]
+    for config in configs {
+      try checkDamaged(data, config: config, strict: strict)
+    }
+  }
+
+  private func checkDamaged(_ data: Data, config: EditConfig, strict: DecodeOptions) throws {
     for cut in stride(from: 200, to: data.count, by: max(1, data.count / 40)) {
       let prefix = data.prefix(cut)
       // Lenient: what is there, with a warning. Strict: a typed error.
