@@ -122,6 +122,6 @@ struct LabPixels: Sendable {
 
   @inline(__always)
   private static func f(_ t: Float) -> Float {
-    t > 0.008856 ? cbrtf(t) : 7.787 * t + 16 / 116
+    t > 0.008856 ? CubeRoot.of(t) : 7.787 * t + 16 / 116
   }
 }

@@ -63,7 +63,7 @@ package struct LabConverter: Sendable {
 
   @inline(__always)
   static func f(_ t: Float) -> Float {
-    t > 216.0 / 24389 ? cbrtf(t) : (24389.0 / 27 * t + 16) / 116
+    t > 216.0 / 24389 ? CubeRoot.of(t) : (24389.0 / 27 * t + 16) / 116
   }
 
   @inline(__always)
