@@ -254,8 +254,7 @@ struct PixelStages: Sendable {
 
   /// - Parameter guideSource: the image the tone guide comes from when local tone or clarity is
   ///   set: the image being rendered before noise reduction and sharpening, or any smaller copy
-  ///   of it (a streaming render uses a DCT-scaled decode); the guide maps by unit coordinates,
-  ///   so only the framing must match. Guides are cached by the image's contents
+  ///   of it (the guide maps by unit coordinates, so only the framing must match). Guides are cached by the image's contents
   ///   (``ToneGuideCache``), so re-rendering the same preview after a slider move reuses it.
   init(
     config: EditConfig, width: Int, height: Int, colorSpace: ColorSpace, guideSource: Image?,
