@@ -179,12 +179,8 @@ public enum JPEGEditPipeline {
     let f = ToneGuide.factor(width: w, height: h)
     let (gw, gh) = ((w + f - 1) / f, (h + f - 1) / f)
     var luminance = [Float](repeating: 0, count: gw * gh)
-    // While the decoder runs, this thread alone measures and sharpens (both together take less
-    // than the decode): a second worker would only slow the decoder, which sets the pace.
-    var following = options
-    following.threads = 1
-    let sharpener = StreamingRender(
-      config, width: w, height: h, colorSpace: header.colorSpace, guide: nil, options: following)
+    let renderer = StreamingRender(
+      config, width: w, height: h, colorSpace: header.colorSpace, guide: nil, options: options)
     var measured = 0  // guide rows done
     var top = 0
     luminance.withUnsafeMutableBufferPointer { lum in
@@ -192,22 +188,23 @@ public enum JPEGEditPipeline {
         let bottom = min(h, top + bandRows)
         // Every guide row touching the band is measured before the band is sharpened.
         let guideRows = (bottom + f - 1) / f
-        let needed = min(h, max(bottom + sharpener.haloRows, guideRows * f))
+        let needed = min(h, max(bottom + renderer.haloRows, guideRows * f))
         guard state.wait(decoded: needed) else { return }
         ToneGuide.downscaledLog2Luminance(
           rows: measured..<guideRows, of: header.pixels, width: w, height: h, format: .rgb8,
           colorSpace: header.colorSpace, factor: f, into: lum.baseAddress!, threads: 1)
         measured = guideRows
-        sharpener.sharpen(rows: top..<bottom, in: header.pixels, ringRows: h)
+        // While the decoder runs, this thread alone measures and sharpens (both together take
+        // less than the decode): a second worker would only slow the decoder, which sets the pace.
+        renderer.sharpen(rows: top..<bottom, in: header.pixels, ringRows: h, threads: 1)
         top = bottom
       }
     }
     guard top == h else { return }  // stopped
-    let guide = ToneGuide(
-      log2Luminance: luminance, width: gw, height: gh, factor: f, sourceWidth: w, sourceHeight: h,
-      threads: options.threads)
-    let renderer = StreamingRender(
-      config, width: w, height: h, colorSpace: header.colorSpace, guide: guide, options: options)
+    renderer.setGuide(
+      ToneGuide(
+        log2Luminance: luminance, width: gw, height: gh, factor: f, sourceWidth: w, sourceHeight: h,
+        threads: options.threads))
     // Strips of rows handed out in order to every worker as it comes free (the encoder thread
     // takes a core part of the time, so fixed halves would wait on each other); the rows done
     // without a gap above them are published to the encoder.

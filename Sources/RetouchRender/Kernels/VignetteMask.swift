@@ -41,12 +41,13 @@ public struct VignetteMask: Sendable {
     return d * d * 0.5
   }
 
-  /// Writes the multipliers of output row `y` into `row[0..<width]`.
+  /// Writes the multipliers of output row `y` into `row[0..<width]` and returns the columns
+  /// where they are exactly 1 (``unitRange(y:)``, empty at `width` when there are none).
   ///
-  /// Inside the inner ellipse (``unitRange(y:)``) the multiplier is 1 without evaluating the
-  /// falloff (the same value: `exp2(0)` is exactly 1).
-  @inlinable
-  public func fillRow(y: Int, into row: UnsafeMutablePointer<Float>) {
+  /// Inside the inner ellipse the multiplier is 1 without evaluating the falloff (the same
+  /// value: `exp2(0)` is exactly 1).
+  @inlinable @discardableResult
+  public func fillRow(y: Int, into row: UnsafeMutablePointer<Float>) -> Range<Int> {
     let rowTerm = VignetteMask.halfSquare(y, height)
     let k = -2 * amount
     let inner = unitRange(y: y) ?? width..<width
@@ -61,6 +62,7 @@ public struct VignetteMask: Sendable {
       falloff(inner.upperBound..<width)
     }
     for x in inner { row[x] = 1 }
+    return inner
   }
 
   /// The columns of row `y` whose multiplier is exactly 1 (inside the inner ellipse, where

@@ -254,8 +254,9 @@ struct PixelStages: Sendable {
 
   /// - Parameter guideSource: the image the tone guide comes from when local tone or clarity is
   ///   set: the image being rendered before noise reduction and sharpening, or any smaller copy
-  ///   of it (the guide maps by unit coordinates, so only the framing must match). Guides are cached by the image's contents
-  ///   (``ToneGuideCache``), so re-rendering the same preview after a slider move reuses it.
+  ///   of it (the guide maps by unit coordinates, so only the framing must match). Guides are
+  ///   cached by the image's contents (``ToneGuideCache``), so re-rendering the same preview
+  ///   after a slider move reuses it.
   init(
     config: EditConfig, width: Int, height: Int, colorSpace: ColorSpace, guideSource: Image?,
     renderScale: Double, vignette amount: Double, options: RenderOptions
@@ -329,10 +330,18 @@ struct PixelStages: Sendable {
     }
   }
 
+  /// The colour table when 8-bit rows take the fused pass
+  /// (``fusedRow8(_:_:width:channels:lut:scratch:source:)``): a 33-point table, no clarity, no
+  /// grain; nil when they take the separate stages.
+  var fusedTable: ColorLUT3D? {
+    guard clarity == nil, grain == nil, let lut, lut.supportsFused8 else { return nil }
+    return lut
+  }
+
   /// Whether ``run(from:into:threads:)`` can write into a new image instead of editing a copy:
-  /// 8-bit pixels whose every row takes the fused pass (a colour table, no clarity, no grain).
+  /// 8-bit pixels whose every row takes the fused pass.
   func runsOutOfPlace(_ format: PixelFormat) -> Bool {
-    format.bitDepth == 8 && clarity == nil && grain == nil && (lut?.supportsFused8 ?? false)
+    format.bitDepth == 8 && fusedTable != nil
   }
 
   /// The stages from `source` into `output` (same size and format; every byte written), so a
@@ -341,7 +350,7 @@ struct PixelStages: Sendable {
   func run(from source: Image, into output: inout Image, threads: Int?) {
     precondition(
       runsOutOfPlace(source.format) && source.size == output.size && source.format == output.format)
-    guard let lut else { return }
+    guard let lut = fusedTable else { return }
     let width = source.width, height = source.height
     let channels = source.format.channelCount
     source.withUnsafeBytes { src in
@@ -380,7 +389,7 @@ struct PixelStages: Sendable {
     _ y: Int, _ row: UnsafeMutableRawPointer, width: Int, channels: Int, eightBit eight: Bool,
     scratch: RowScratch
   ) {
-    if eight, clarity == nil, grain == nil, let lut, lut.supportsFused8 {
+    if eight, let lut = fusedTable {
       fusedRow8(
         y, row.assumingMemoryBound(to: UInt8.self), width: width, channels: channels, lut: lut,
         scratch: scratch)
@@ -407,11 +416,11 @@ struct PixelStages: Sendable {
       }
     }
     if vignette != nil || grain != nil {
-      vignette?.fillRow(y: y, into: scratch.vignette)
+      let unit = vignette?.fillRow(y: y, into: scratch.vignette)
       grain?.fillRow(y: y, into: scratch.grain)
       let v = vignette == nil ? nil : scratch.vignette
       let g = grain == nil ? nil : scratch.grain
-      if eight, let v, g == nil, let inner = vignette?.unitRange(y: y), Self.code8RoundTrips {
+      if eight, let v, g == nil, let inner = unit, Self.code8RoundTrips {
         // Inside the inner ellipse the multiplier is exactly 1 and 8-bit codes round-trip, so
         // those pixels are left alone.
         let p = row.assumingMemoryBound(to: UInt8.self)
@@ -446,9 +455,8 @@ struct PixelStages: Sendable {
         row, count: width, channels: channels, gains: gains, vignette: nil, source: source)
       return
     }
-    vignette.fillRow(y: y, into: scratch.vignette)
+    let inner = vignette.fillRow(y: y, into: scratch.vignette)
     let v = UnsafePointer(scratch.vignette)
-    let inner = vignette.unitRange(y: y) ?? width..<width
     func span(_ range: Range<Int>, vignette: Bool) {
       let x = range.lowerBound
       lut.apply8Fused(

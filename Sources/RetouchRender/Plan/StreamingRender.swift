@@ -7,15 +7,17 @@ import RetouchCore
 /// still be arriving: the unit of a decode → edit → encode pipeline that overlaps the three.
 ///
 /// Produces exactly what ``RenderPlan`` produces for the same config when given the guide the
-/// plan would build (``ToneGuide`` of the unsharpened photo); a guide from a smaller copy (e.g. a
-/// DCT-scaled decode, `guideSource`) differs only by that guide. Streams only edits without
+/// plan would build (``ToneGuide`` of the unsharpened photo). Streams only edits without
 /// geometry and without noise reduction or depth blur (``canStream(_:options:)``); others go
 /// through ``RenderPlan``.
 ///
-/// A band is rendered in two steps, which a caller may also run apart: ``sharpen(rows:in:ringRows:)``
-/// (consecutive bands, in order, each while the rows below it are still original) and
-/// ``applyPixelStages(rows:in:ringRows:)`` (any rows once sharpened); ``render(rows:in:ringRows:)``
-/// does both. Not thread-safe: one thread calls them.
+/// A band is rendered in two steps, which a caller may also run apart:
+/// ``sharpen(rows:in:ringRows:)`` (consecutive bands, in order, each while the rows below it are
+/// still original) and ``applyPixelStages(rows:in:ringRows:threads:)`` (any rows once sharpened);
+/// ``render(rows:in:ringRows:)`` does both. An edit with local tone or clarity may start without
+/// its guide, sharpen while the photo arrives, and get the guide (``setGuide(_:)``) before its
+/// first pixel pass. Not thread-safe, except as ``applyPixelStages(rows:in:ringRows:threads:)``
+/// says.
 public final class StreamingRender {
   public let width: Int
   public let height: Int
@@ -23,11 +25,15 @@ public final class StreamingRender {
   /// is rendered.
   public let haloRows: Int
 
-  private let stages: PixelStages
+  private let config: EditConfig
+  private let colorSpace: ColorSpace
+  private let renderScale: Double
+  private let options: RenderOptions
+  /// The per-pixel pass; nil until the guide an edit with local tone or clarity needs is set.
+  private var stages: PixelStages?
   private let sharpening: Sharpening?
   private let sharpenKernel: [Float]
   private let sharpenScratch: SharpenScratch?
-  private let threads: Int?
   private let lumaWeights: (r: Float, g: Float, b: Float)
   /// The last `haloRows` rows of the previous band as they were before it was rendered.
   private var savedAbove: UnsafeMutableRawPointer
@@ -47,23 +53,10 @@ public final class StreamingRender {
   }
 
   /// - Parameters:
-  ///   - guideSource: a small upright copy of the same photo, used for local tone and clarity
-  ///     (ignored when neither is set).
-  public convenience init(
-    _ config: EditConfig, width: Int, height: Int, colorSpace: ColorSpace, guideSource: Image?,
-    renderScale: Double = 1, options: RenderOptions = RenderOptions()
-  ) {
-    let guide =
-      RenderPlan.needsToneGuide(config)
-      ? guideSource.map { ToneGuideCache.shared.guide(for: $0, threads: options.threads) } : nil
-    self.init(
-      config, width: width, height: height, colorSpace: colorSpace, guide: guide,
-      renderScale: renderScale, options: options)
-  }
-
-  /// - Parameters:
-  ///   - guide: the tone guide for local tone and clarity (see ``ToneGuide/init(log2Luminance:width:height:factor:sourceWidth:sourceHeight:threads:)``
-  ///     to build it from rows as they are decoded); nil renders without them.
+  ///   - guide: the tone guide for local tone and clarity; when the edit needs one and it is
+  ///     nil, set it with ``setGuide(_:)`` before the first pixel pass (see
+  ///     ``ToneGuide/downscaledLog2Luminance(rows:of:width:height:format:colorSpace:factor:into:threads:)``
+  ///     to measure it from rows as they are decoded).
   public init(
     _ config: EditConfig, width: Int, height: Int, colorSpace: ColorSpace, guide: ToneGuide?,
     renderScale: Double = 1, options: RenderOptions = RenderOptions()
@@ -72,28 +65,36 @@ public final class StreamingRender {
       Self.canStream(config, options: options), "this edit cannot be streamed; use RenderPlan")
     self.width = width
     self.height = height
-    let vignette = options.includesVignette ? config.value(of: .vignette) : 0
-    stages = PixelStages(
-      config: config, width: width, height: height, colorSpace: colorSpace, guide: guide,
-      renderScale: renderScale, vignette: vignette, options: options)
+    self.config = config
+    self.colorSpace = colorSpace
+    self.renderScale = renderScale
+    self.options = options
     let amount = min(config.value(of: .sharpness), 1)
     let s = amount > 0 ? Sharpening(amount: amount, renderScale: renderScale) : nil
     sharpening = s
     sharpenKernel = s?.kernel ?? []
     haloRows = s?.haloRows ?? 0
     sharpenScratch = s.map { SharpenScratch(width: width, radius: $0.haloRows) }
-    threads = options.threads
     lumaWeights = colorSpace.lumaWeights
     let slot = max(1, haloRows * width * 3)
     savedAbove = UnsafeMutableRawPointer.allocate(byteCount: slot, alignment: 64)
     savedNext = UnsafeMutableRawPointer.allocate(byteCount: slot, alignment: 64)
     splitSaved = UnsafeMutableRawPointer.allocate(byteCount: 2 * slot, alignment: 64)
+    if guide != nil || !RenderPlan.needsToneGuide(config) { setGuide(guide) }
   }
 
   deinit {
     savedAbove.deallocate()
     savedNext.deallocate()
     splitSaved.deallocate()
+  }
+
+  /// Builds the per-pixel pass with `guide` (the tone guide of the whole, unsharpened photo).
+  public func setGuide(_ guide: ToneGuide?) {
+    let vignette = options.includesVignette ? config.value(of: .vignette) : 0
+    stages = PixelStages(
+      config: config, width: width, height: height, colorSpace: colorSpace, guide: guide,
+      renderScale: renderScale, vignette: vignette, options: options)
   }
 
   /// Renders `rows` of a packed 8-bit RGB buffer in place. Row `y` lives at
@@ -118,8 +119,13 @@ public final class StreamingRender {
 
   /// The sharpening of ``render(rows:in:ringRows:)`` alone, with the same rules for the band
   /// and the rows below it; nothing to do when the edit does not sharpen.
-  public func sharpen(rows: Range<Int>, in base: UnsafeMutablePointer<UInt8>, ringRows: Int? = nil)
-  {
+  ///
+  /// - Parameter threads: worker threads for the band (at most 2 are used); nil uses the
+  ///   render's options.
+  public func sharpen(
+    rows: Range<Int>, in base: UnsafeMutablePointer<UInt8>, ringRows: Int? = nil,
+    threads: Int? = nil
+  ) {
     precondition(rows.lowerBound == nextRow, "bands must be consecutive")
     defer { nextRow = rows.upperBound }
     guard !rows.isEmpty else { return }
@@ -140,7 +146,7 @@ public final class StreamingRender {
         keep == halo || rows.upperBound == height, "bands must be at least haloRows tall")
       let above = rows.lowerBound > 0 ? UnsafeRawPointer(savedAbove) : nil
       let below = rows.upperBound < height ? UnsafeRawPointer(row(rows.upperBound)) : nil
-      let workers = max(1, threads ?? ParallelBands.defaultThreadCount)
+      let workers = max(1, threads ?? options.threads ?? ParallelBands.defaultThreadCount)
       if workers >= 2 && rows.count >= 4 * halo {
         // Two halves at once: each reads the other's rows next to the split from a copy made
         // before either starts, so neither sees the other's sharpened pixels.
@@ -185,7 +191,8 @@ public final class StreamingRender {
 
   /// The per-pixel stages of ``render(rows:in:ringRows:)`` alone, on rows already sharpened
   /// (any rows, in any order; they must not wrap around the ring). Thread-safe for disjoint
-  /// rows, so a caller may run bands on several threads itself (`threads: 1` each).
+  /// rows once the guide is set, so a caller may run bands on several threads itself
+  /// (`threads: 1` each).
   ///
   /// - Parameter threads: worker threads for these rows; nil uses the render's options.
   public func applyPixelStages(
@@ -193,15 +200,17 @@ public final class StreamingRender {
     threads: Int? = nil
   ) {
     guard !rows.isEmpty else { return }
+    guard let stages else { preconditionFailure("set the tone guide before the pixel pass") }
     let (ring, bpr) = layout(of: rows, ringRows: ringRows)
     let ringBase = UnsafeMutableRawPointer(base)
     // The per-pixel stages are independent per row: split the band over the worker threads
     // (the decoder and encoder threads mostly wait on this one).
-    let stages = self.stages, w = width
+    let w = width
     let shared = SendableRawPointer(ringBase)
     let first = rows.lowerBound
-    ParallelBands.forEach(rows: rows.count, minimumBandHeight: 16, threads: threads ?? self.threads)
-    { part in
+    ParallelBands.forEach(
+      rows: rows.count, minimumBandHeight: 16, threads: threads ?? options.threads
+    ) { part in
       let scratch = PixelStages.RowScratch(width: w)
       for i in part {
         let y = first + i
