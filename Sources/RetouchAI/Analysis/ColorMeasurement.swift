@@ -57,9 +57,8 @@ enum ColorMeasurement {
     // In fog or mist (the darkest percent at L* 25–40 and up) most of what the camera saw is
     // light scattered by the air: its colour is the weather's, not a cast to remove.
     // Judged at the exposure Brighten would give: an underexposed copy lowers its black level.
-    let lift = exp2(max(0, exposure.suggestedEV))
-    let p1 = PixelStatistics.lightness(ToneFit.luminance(lightness: p[0]) * lift)
-    let misty = 1 - 0.85 * ExposureMeasurement.smoothstep(25, 40, min(100, p1))
+    let p1 = exposure.lightnessOnceExposed(p[0])
+    let misty = 1 - 0.85 * ExposureMeasurement.smoothstep(25, 40, p1)
     let confidence = coverage * (0.4 + 0.6 * agreement) * oneColour * lightIsScene * misty
     return ColorAnalysis(
       illuminant: illuminant, warmth: warmth, greenTint: greenTint,

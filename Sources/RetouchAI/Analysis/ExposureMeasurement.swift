@@ -79,7 +79,11 @@ enum ExposureMeasurement {
     let blownBin = Int((blownLuminance * Double(bins - 1)).rounded(.up))
     var blownCount = 0, sumLogUnblown = 0.0
     for i in 0..<bins where hist[i] != 0 {
-      if i >= blownBin { blownCount += hist[i] } else { sumLogUnblown += Double(hist[i]) * Double(logOfBin[i]) }
+      if i >= blownBin {
+        blownCount += hist[i]
+      } else {
+        sumLogUnblown += Double(hist[i]) * Double(logOfBin[i])
+      }
     }
     let blownShare = Double(blownCount) / n
     let p99Y = Double(percentileBin(hist, 0.99, total: stats.pixelCount)) / Double(bins - 1)

@@ -79,7 +79,8 @@ extension PhotoAnalysis {
     let keys = [1, 5, 25, 50, 75, 95, 99]
     let ps = exposure.lightnessPercentiles
     guard !ps.isEmpty else { return 50 }
-    let i = keys.enumerated().min { abs($0.element - percentile) < abs($1.element - percentile) }?
+    let i =
+      keys.enumerated().min { abs($0.element - percentile) < abs($1.element - percentile) }?
       .offset ?? 0
     return ps[min(i, ps.count - 1)]
   }
@@ -88,10 +89,7 @@ extension PhotoAnalysis {
   /// luminance times `2^suggestedEV` when that is positive (Brighten's move), else as measured.
   /// A black level judged on an underexposed copy would read as the scene's.
   func lightnessOnceExposed(percentile: Int) -> Double {
-    let l = lightness(percentile: percentile)
-    let ev = exposure.suggestedEV
-    guard ev > 0 else { return l }
-    return min(100, PixelStatistics.lightness(ToneFit.luminance(lightness: l) * pow(2, ev)))
+    exposure.lightnessOnceExposed(lightness(percentile: percentile))
   }
 
   /// Faces whose skin colour can be trusted (not lit by coloured light).
@@ -119,4 +117,14 @@ enum Sizing {
 
   /// Rounds to two decimals (slider steps are 0.01), so configs read cleanly as JSON.
   static func step(_ x: Double) -> Double { (x * 100).rounded() / 100 }
+}
+
+extension ExposureAnalysis {
+  /// L* `l` as it will be once a measured underexposure is undone: its linear luminance times
+  /// `2^suggestedEV` when that is positive (Brighten's move), else `l` as measured.
+  func lightnessOnceExposed(_ l: Double) -> Double {
+    guard suggestedEV > 0 else { return l }
+    return min(
+      100, PixelStatistics.lightness(ToneFit.luminance(lightness: l) * pow(2, suggestedEV)))
+  }
 }
