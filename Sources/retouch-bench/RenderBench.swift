@@ -30,6 +30,18 @@ enum RenderBench {
   static let previewLongEdge = 2048
   static var retouchThreads: Int { ProcessInfo.processInfo.activeProcessorCount }
 
+  /// `retouch-bench preview`: only the preview re-render section of `render` (seconds instead
+  /// of minutes, for working on the preview path).
+  static func runPreview(options: BenchOptions) throws {
+    let url = options.inputs.first.map { URL(fileURLWithPath: $0) } ?? options.twelveMegapixelJPEG
+    let data = try Data(contentsOf: url)
+    let full = try ImageDecoder().decode(data).image
+    print("\n# preview: \(url.lastPathComponent), \(full.size)")
+    print("cpu: \(cpuModel()); load average at start: \(loadAverage())")
+    try preview(data: data, fullSize: full.size, runs: max(30, options.runs * 5))
+    print("\nload average at end: \(loadAverage())")
+  }
+
   static func run(options: BenchOptions) throws {
     let url = options.inputs.first.map { URL(fileURLWithPath: $0) } ?? options.twelveMegapixelJPEG
     let data = try Data(contentsOf: url)

@@ -52,7 +52,7 @@ struct BenchOptions {
 }
 
 let usage = """
-  USAGE: retouch-bench [io] [render] [ai] [editor] [library] [--runs N] [--input FILE.jpg ...] [--photos DIR]
+  USAGE: retouch-bench [io] [render] [preview] [ai] [editor] [library] [--runs N] [--input FILE.jpg ...] [--photos DIR]
                        [--peers] [--peers-only REGEX]
 
   Suites:
@@ -67,6 +67,8 @@ let usage = """
             takes a few minutes. --peers-only picks its commands (default:
             'OpenCV|pyvips.*chain|Pillow|djpeg \\| cjpeg'). As root, --peers runs the
             bench at nice -10 in a session of its own, as peers.sh runs its commands.
+    preview only render's preview section (a slider move on a 2048×1536 preview, its
+            stages and the C reference), in seconds.
     editor  an editing session on the 12 MP photo: prepare to the first 2048-px
             preview, a committed slider change to its new preview, undo/redo, and the
             full-resolution export against 'retouch apply' with the same edit.
@@ -123,6 +125,7 @@ do {
     switch suite {
     case "io": try IOBench.run(options: options)
     case "render": try RenderBench.run(options: options)
+    case "preview": try RenderBench.runPreview(options: options)
     case "ai": try AIBench.run(options: options)
     case "editor": try EditorBench.run(options: options)
     case "library": try LibraryBench.run(options: options)

@@ -14,11 +14,12 @@ import Testing
 private func preparedController(
   _ id: String = "g04", previewMaxDimension: Int = 256, initialConfig: EditConfig = .neutral,
   renderer: EditController.PreviewRenderer? = nil,
-  suggestionProvider: EditController.SuggestionProvider? = nil, learning: any EditLearning = NoEditLearning()
+  suggestionProvider: EditController.SuggestionProvider? = nil, learning: any EditLearning = NoEditLearning(),
+  keptPreviews: Int = 3
 ) async throws -> EditController {
   let controller = EditController(
     previewMaxDimension: previewMaxDimension, renderer: renderer, suggestionProvider: suggestionProvider,
-    learning: learning)
+    learning: learning, keptPreviews: keptPreviews)
   try await controller.prepare(source: FileEditSource(url: SharedPhotos.url(id)), initialConfig: initialConfig)
   return controller
 }
@@ -263,6 +264,44 @@ struct PreviewTests {
     let generations = await observer.value
     #expect(generations == generations.sorted() && Set(generations).count == generations.count)
     #expect(generations.last == final.generation)
+  }
+
+  /// Undo and redo show the kept previews of those edits without rendering them again; the
+  /// kept images are the renders of exactly those edits, and with none kept each one renders.
+  @Test(arguments: [3, 0])
+  func undoAndRedoShowKeptPreviews(kept: Int) async throws {
+    let renders = Mutex(0)
+    let renderer: EditController.PreviewRenderer = { image, config, scale, options in
+      renders.withLock { $0 += 1 }
+      return image.rendered(with: config, renderScale: scale, options: options)
+    }
+    let c = try await preparedController(renderer: renderer, keptPreviews: kept)
+    let neutral = try #require(await c.settledPreview())
+    c.addConfig(exposure(0.3))
+    let brighter = try #require(await c.settledPreview())
+    c.addConfig(contrast(0.4))
+    let punchier = try #require(await c.settledPreview())
+    let before = renders.withLock { $0 }
+    #expect(before == 3)
+
+    c.undoConfig()
+    let undone = try #require(await c.settledPreview())
+    c.undoConfig()
+    let undoneTwice = try #require(await c.settledPreview())
+    c.redoConfig()
+    let redone = try #require(await c.settledPreview())
+    #expect(renders.withLock { $0 } == before + (kept == 0 ? 3 : 0))
+    #expect(undone.generation > punchier.generation && redone.generation > undoneTwice.generation)
+    #expect(undone.config.properties == brighter.config.properties)
+    #expect(ImageComparison.meanAbsoluteDifference(undone.image, brighter.image) == 0)
+    #expect(ImageComparison.meanAbsoluteDifference(undoneTwice.image, neutral.image) == 0)
+    #expect(ImageComparison.meanAbsoluteDifference(redone.image, brighter.image) == 0)
+    #expect(ImageComparison.meanAbsoluteDifference(redone.image, punchier.image) > 0)
+
+    // A kept preview is only reused for the same edit: a new value renders.
+    c.addConfig(exposure(0.1))
+    _ = await c.settledPreview()
+    #expect(renders.withLock { $0 } == before + (kept == 0 ? 4 : 1))
   }
 
   @Test func previewMatchesTheExportAtPreviewSize() async throws {

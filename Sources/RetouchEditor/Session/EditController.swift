@@ -23,7 +23,9 @@ import Synchronization
 /// edge), rendered from a preview-sized copy of the photo with `renderScale` = preview ÷ original
 /// so sharpening, noise reduction and grain look as in the export. Renders are coalesced: while
 /// one runs, further requests replace each other and only the newest renders next; a finished
-/// render never replaces a preview of a newer request.
+/// render never replaces a preview of a newer request. The last few previews are kept
+/// (``keptPreviews``): undo, redo, or a slider dragged back to where it was shows the kept image
+/// at once instead of rendering it again.
 public final class EditController: Sendable {
   /// Renders a preview: (unedited upright preview source, edit, renderScale, options) → image.
   public typealias PreviewRenderer = @Sendable (Image, EditConfig, Double, RenderOptions) -> Image
@@ -33,6 +35,10 @@ public final class EditController: Sendable {
 
   /// The long edge of previews in pixels (default 2048).
   public let previewMaxDimension: Int
+  /// How many recently shown previews are kept, so that undo, redo and a slider returned to an
+  /// earlier value show them again without rendering (default 3; 0 keeps none). Each costs its
+  /// image: about 9.4 MB for a 2048 × 1536 preview.
+  public let keptPreviews: Int
   let renderer: PreviewRenderer
   let suggestionProvider: SuggestionProvider
   let learning: any EditLearning
@@ -46,11 +52,15 @@ public final class EditController: Sendable {
   ///     Tests inject a counting or slow one.
   ///   - suggestionProvider: where suggestions come from; the default asks `SuggestionEngine`.
   ///   - learning: told of the first export of the session.
+  ///   - keptPreviews: how many recent previews to keep for undo and redo (see
+  ///     ``keptPreviews``); negative values count as 0.
   public init(
     previewMaxDimension: Int = 2048, renderer: PreviewRenderer? = nil,
-    suggestionProvider: SuggestionProvider? = nil, learning: any EditLearning = NoEditLearning()
+    suggestionProvider: SuggestionProvider? = nil, learning: any EditLearning = NoEditLearning(),
+    keptPreviews: Int = 3
   ) {
     self.previewMaxDimension = max(16, previewMaxDimension)
+    self.keptPreviews = max(0, keptPreviews)
     self.renderer =
       renderer ?? { image, config, scale, options in
         image.rendered(with: config, renderScale: scale, options: options)
@@ -91,9 +101,12 @@ public final class EditController: Sendable {
     var requestedGeneration = 0
     var shownGeneration = 0
     var preview: PreviewImage?
+    /// The most recently shown previews of this photo, newest first (at most `keptPreviews`).
+    var recentPreviews: [PreviewImage] = []
     var renderRunning = false
     var pendingRender: RenderJob?
-    var previewWaiters: [(generation: Int, continuation: CheckedContinuation<PreviewImage?, Never>)] = []
+    var previewWaiters:
+      [(generation: Int, continuation: CheckedContinuation<PreviewImage?, Never>)] = []
     var observers: [UInt64: AsyncStream<EditSessionState>.Continuation] = [:]
     var nextObserver: UInt64 = 0
     var suggestionOptions = SuggestionOptions()
@@ -199,10 +212,13 @@ public final class EditController: Sendable {
   ///   goes back past it.
   /// - Throws: ``EditingError`` `.unreadablePhoto` when neither preview nor original loads
   ///   (the phase becomes `.failed`), `.destroyed` after ``destroy()``.
-  public func prepare(source: any EditSource, initialConfig: EditConfig = .neutral) async throws(EditingError) {
+  public func prepare(source: any EditSource, initialConfig: EditConfig = .neutral)
+    async throws(EditingError)
+  {
     let photo: Int = try state.withLock { s throws(EditingError) in
       if case .destroyed = s.phase {
-        throw EditingError(.destroyed, source: source.name, detail: "the editing session has ended.")
+        throw EditingError(
+          .destroyed, source: source.name, detail: "the editing session has ended.")
       }
       s.originalTask?.cancel()
       s.aiTask?.cancel()
@@ -212,6 +228,7 @@ public final class EditController: Sendable {
       s.metadata = nil
       s.previewSource = nil
       s.preview = nil
+      s.recentPreviews = []
       s.originalTask = nil
       s.depthMap = nil
       s.history = EditHistory(initial: initialConfig)
@@ -254,7 +271,8 @@ public final class EditController: Sendable {
         previewImage = original.resized(toFitLongEdge: previewMaxDimension)
       }
       guard let previewImage, let fullSize else {
-        throw EditingError(.unreadablePhoto, source: source.name, detail: "the source gave no image.")
+        throw EditingError(
+          .unreadablePhoto, source: source.name, detail: "the source gave no image.")
       }
       let accepted = state.withLock { s -> Bool in
         guard s.photo == photo, s.phase == .preparing else { return false }
@@ -268,7 +286,8 @@ public final class EditController: Sendable {
       }
       guard accepted else {
         originalTask.cancel()
-        throw EditingError(.destroyed, source: source.name, detail: "the session ended or was prepared again.")
+        throw EditingError(
+          .destroyed, source: source.name, detail: "the session ended or was prepared again.")
       }
       requestPreview()
       _ = await settledPreview()
@@ -442,7 +461,8 @@ public final class EditController: Sendable {
   /// Sets the crop (unit coordinates of the turned photo) as one undo step.
   public func setCrop(_ crop: NormalizedRect, aspectRatio: EditAspectRatio? = nil) {
     update { s in
-      let next = s.history.current.with(crop: crop, aspectRatio: aspectRatio, actionType: .some(.crop))
+      let next = s.history.current.with(
+        crop: crop, aspectRatio: aspectRatio, actionType: .some(.crop))
       s.uncommitted = nil
       s.history.commit(next, action: .crop)
     }
@@ -453,7 +473,8 @@ public final class EditController: Sendable {
   public func setAspectRatio(_ ratio: EditAspectRatio) {
     update { s in
       let current = s.history.current
-      let turned = current.editRotation.size(width: s.originalSize.width, height: s.originalSize.height)
+      let turned = current.editRotation.size(
+        width: s.originalSize.width, height: s.originalSize.height)
       let crop =
         ratio == .original || ratio == .free
         ? NormalizedRect.full
@@ -471,7 +492,8 @@ public final class EditController: Sendable {
     update { s in
       let c = s.history.current
       let next = c.with(
-        crop: Self.crop(c.crop, after: step), aspectRatio: Self.aspectRatio(c.aspectRatio, after: step),
+        crop: Self.crop(c.crop, after: step),
+        aspectRatio: Self.aspectRatio(c.aspectRatio, after: step),
         editRotation: c.editRotation.combined(with: step), actionType: .some(.rotation))
       s.uncommitted = nil
       s.history.commit(next, action: .rotation)
@@ -481,7 +503,9 @@ public final class EditController: Sendable {
   /// The crop rectangle carried through a turn or flip of what is shown.
   static func crop(_ r: NormalizedRect, after step: EditRotation) -> NormalizedRect {
     var r = r
-    if step.isFlipped { r = NormalizedRect(x: 1 - r.maxX, y: r.y, width: r.width, height: r.height) }
+    if step.isFlipped {
+      r = NormalizedRect(x: 1 - r.maxX, y: r.y, width: r.width, height: r.height)
+    }
     for _ in 0..<step.quarterTurns {
       // A clockwise turn maps (x, y) to (1 − y, x).
       r = NormalizedRect(x: 1 - r.maxY, y: r.x, width: r.height, height: r.width)
@@ -516,7 +540,8 @@ public final class EditController: Sendable {
       guard s.previewSource != nil else { return false }
       if case .destroyed = s.phase { return false }
       s.requestedGeneration += 1
-      s.pendingRender = RenderJob(config: s.shownConfig, generation: s.requestedGeneration, photo: s.photo)
+      s.pendingRender = RenderJob(
+        config: s.shownConfig, generation: s.requestedGeneration, photo: s.photo)
       if s.renderRunning { return false }
       s.renderRunning = true
       return true
@@ -529,7 +554,7 @@ public final class EditController: Sendable {
   /// Renders the newest pending request until none is left.
   private func renderPending() {
     while true {
-      let next: (RenderJob, Image, Double, RenderOptions)? = state.withLock { s in
+      let next: (RenderJob, Image, Double, RenderOptions, kept: Image?)? = state.withLock { s in
         guard let job = s.pendingRender, let source = s.previewSource, job.photo == s.photo else {
           s.renderRunning = false
           s.pendingRender = nil
@@ -538,20 +563,32 @@ public final class EditController: Sendable {
         s.pendingRender = nil
         var options = RenderOptions()
         options.depthMap = s.depthMap
-        return (job, source, s.previewScale, options)
+        let kept = s.recentPreviews.first { Self.rendersAlike($0.config, job.config) }?.image
+        return (job, source, s.previewScale, options, kept)
       }
-      guard let (job, source, scale, options) = next else { return }
-      let image = renderer(source, job.config, scale, options)
+      guard let (job, source, scale, options, kept) = next else { return }
+      let image = kept ?? renderer(source, job.config, scale, options)
       state.withLock { s in
         // A newer request may already be shown (or the photo changed): never go backwards.
         guard job.photo == s.photo, job.generation > s.shownGeneration else { return }
         if case .destroyed = s.phase { return }
-        s.preview = PreviewImage(image: image, config: job.config, generation: job.generation, renderScale: scale)
+        let preview = PreviewImage(
+          image: image, config: job.config, generation: job.generation, renderScale: scale)
+        s.preview = preview
         s.shownGeneration = job.generation
+        s.recentPreviews.removeAll { Self.rendersAlike($0.config, job.config) }
+        s.recentPreviews.insert(preview, at: 0)
+        if s.recentPreviews.count > keptPreviews { s.recentPreviews.removeLast() }
         s.resumeWaiters()
         s.notify()
       }
     }
+  }
+
+  /// Whether two edits render the same preview: everything but the action that made them.
+  static func rendersAlike(_ a: EditConfig, _ b: EditConfig) -> Bool {
+    a.properties == b.properties && a.crop == b.crop && a.editRotation == b.editRotation
+      && a.aspectRatio == b.aspectRatio && a.look == b.look
   }
 
   /// Waits until every change requested so far is shown, and returns that preview (nil before
@@ -575,7 +612,10 @@ public final class EditController: Sendable {
       guard let source = s.previewSource else { return nil }
       if case .destroyed = s.phase { return nil }
       let c = s.history.current
-      return (source, c.with(properties: c.properties.filter { $0.key != .straighten }, crop: .full), s.previewScale)
+      return (
+        source, c.with(properties: c.properties.filter { $0.key != .straighten }, crop: .full),
+        s.previewScale
+      )
     }
     guard let (source, config, scale) = job else { return nil }
     var options = RenderOptions()
@@ -592,7 +632,9 @@ public final class EditController: Sendable {
   ///   - config: the edit (default: the committed one).
   ///   - editRotation: replaces the edit's quarter turns and flips when given.
   /// - Throws: ``EditingError`` `.notPrepared`, `.unreadablePhoto`, `.destroyed`.
-  public func renderForExport(config: EditConfig? = nil, editRotation: EditRotation? = nil) async throws(EditingError) -> Image {
+  public func renderForExport(config: EditConfig? = nil, editRotation: EditRotation? = nil)
+    async throws(EditingError) -> Image
+  {
     let (edit, depth) = try exportJob(config: config, editRotation: editRotation)
     let original = try await original()
     var options = RenderOptions()
@@ -701,6 +743,7 @@ public final class EditController: Sendable {
         s.previewSource = nil
         s.suggestionAnalysis = nil
         s.preview = nil
+        s.recentPreviews = []
         s.pendingRender = nil
         s.source = nil
         s.depthMap = nil
