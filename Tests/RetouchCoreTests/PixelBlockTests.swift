@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+
+@testable import RetouchCore
+import Testing
+
+/// The pool of freed large pixel blocks (`PixelBlock.Recycler`), on its own instance with stand-in
+/// addresses (the pool only stores them; nothing is dereferenced or freed here).
+@Suite struct PixelBlockRecyclerTests {
+  let mib = 1 << 20
+  func block(_ i: Int) -> UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: i << 21)! }
+
+  @Test func aKeptBlockIsTakenOnceForItsOwnSize() {
+    let pool = PixelBlock.Recycler()
+    #expect(pool.keep(block(1), 10 * mib).isEmpty)
+    #expect(pool.take(12 * mib) == nil)
+    #expect(pool.take(10 * mib) == block(1))
+    #expect(pool.take(10 * mib) == nil)
+  }
+
+  @Test func theOldestIsFreedWhenMoreBlocksThanTheLimitAreKept() {
+    let pool = PixelBlock.Recycler()
+    for i in 1...PixelBlock.Recycler.limit { #expect(pool.keep(block(i), 4 * mib).isEmpty) }
+    #expect(pool.keep(block(9), 4 * mib) == [block(1)])
+    // The newest of a size is taken first.
+    #expect(pool.take(4 * mib) == block(9))
+  }
+
+  @Test func theByteLimitHoldsWhateverTheSizes() {
+    let pool = PixelBlock.Recycler()
+    let big = PixelBlock.Recycler.blockLimit
+    #expect(
+      PixelBlock.Recycler.byteLimit < 3 * big && PixelBlock.Recycler.byteLimit >= 2 * big + 2 * mib)
+    #expect(pool.keep(block(1), 2 * mib).isEmpty)
+    #expect(pool.keep(block(2), big).isEmpty)
+    #expect(pool.keep(block(3), big).isEmpty)
+    // Over the byte limit: the oldest go, as many as it takes for the rest to fit.
+    #expect(pool.keep(block(4), big) == [block(1), block(2)])
+    #expect(pool.take(big) == block(4))
+    #expect(pool.take(big) == block(3))
+    #expect(pool.take(big) == nil)
+  }
+
+  @Test func aBlockOverTheBlockLimitIsNeverKept() {
+    let pool = PixelBlock.Recycler()
+    let size = PixelBlock.Recycler.blockLimit + 2 * mib
+    #expect(pool.keep(block(1), size) == [block(1)])
+    #expect(pool.take(size) == nil)
+  }
+
+  /// Images freed and made again in a loop reuse blocks: their pixels are the new image's, not
+  /// the old one's, when the image asks for zeroed storage.
+  @Test func aRecycledBlockStillGivesAZeroedImage() {
+    for _ in 0..<3 {
+      var image = Image(width: 1200, height: 1200, format: .rgb8)  // 4.3 MB: a large block
+      var nonZero = 0
+      image.withUnsafeBytes { raw in nonZero = raw.reduce(0) { $0 + ($1 == 0 ? 0 : 1) } }
+      #expect(nonZero == 0)
+      image.withUnsafeMutableBytes { raw in
+        for i in stride(from: 0, to: raw.count, by: 4096) { raw[i] = 255 }
+      }
+    }
+  }
+}
