@@ -159,10 +159,10 @@ extension Recipe {
       let blue = a.color.hueShares.count == 8 ? a.color.hueShares[4] + a.color.hueShares[5] : 0
       let required = CastRemoval.minimumConfidence
         + (0.6 - CastRemoval.minimumConfidence) * Sizing.ramp(blue, from: 0.6, to: 0.9)
-      guard a.color.confidence >= required else { return nil }
+      guard CastRemoval.trust(a) >= required else { return nil }
     }
     let removed = CastRemoval.removedShare(
-      of: w, confidence: a.color.confidence, ramp: CastRemoval.warmthRamp(for: a))
+      of: w, confidence: CastRemoval.trust(a), ramp: CastRemoval.warmthRamp(for: a))
     guard removed != 0 else { return nil }
     // Green–magenta comes along when it is clearly off too, so the grey ends up grey.
     let g = CastRemoval.removedShare(
@@ -219,8 +219,14 @@ enum CastRemoval {
   /// tungsten lamps) has so little blue that its estimate also reads green; that green is the
   /// light's, like its warmth.
   static func tintConfidence(_ a: PhotoAnalysis) -> Double {
-    a.color.confidence
-      * (1 - warmLightScene(a) * Sizing.ramp(a.color.warmth, from: 0.2, to: 0.5))
+    trust(a) * (1 - warmLightScene(a) * Sizing.ramp(a.color.warmth, from: 0.2, to: 0.5))
+  }
+
+  /// The colour confidence, less when a tenth to three tenths of the photo is blown
+  /// (``ExposureAnalysis/blownShare``): the light's colour cannot be read where it clipped, and
+  /// what is left of an overexposed photo is its darker, unrepresentative part.
+  static func trust(_ a: PhotoAnalysis) -> Double {
+    a.color.confidence * (1 - Sizing.ramp(a.exposure.blownShare ?? 0, from: 0.1, to: 0.3))
   }
 
   /// The warmth ramp for this photo: ``warmthRamp`` moved toward ``warmLightRamp`` (a warm
