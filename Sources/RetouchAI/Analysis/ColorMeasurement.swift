@@ -49,10 +49,12 @@ enum ColorMeasurement {
     let colourful = min(1, meanChroma / 40)
     let oneColour = 1 - 0.6 * ExposureMeasurement.smoothstep(0.45, 0.85, dominant) * colourful
     // A warm estimate in a backlit photo with the light in frame (sunset, sun glare, lamps):
-    // bright highlights far above the median. The warmth there is the light being shown.
+    // bright highlights far above the median. The warmth there is the light being shown; such
+    // photos measure 0.3–0.9 when they are right, so the doubt starts at 0.3 (a cool cast on
+    // one only brings its estimate down into that range, and must not make it trusted).
     let p = exposure.lightnessPercentiles
     let backlit = ExposureMeasurement.smoothstep(35, 50, p[6] - p[3])
-    let warmLight = ExposureMeasurement.smoothstep(0.4, 0.8, warmth)
+    let warmLight = ExposureMeasurement.smoothstep(0.3, 0.7, warmth)
     let lightIsScene = (1 - 0.7 * darkIntent) * (1 - 0.7 * backlit * warmLight)
     // In fog or mist (the darkest percent at L* 25–40 and up) most of what the camera saw is
     // light scattered by the air: its colour is the weather's, not a cast to remove.

@@ -147,8 +147,11 @@ enum ExposureMeasurement {
       if let face = faceRegion {
         ev = 0.6 * log2(targetFaceLuminance / max(face.mean, 1e-4)) + 0.4 * ev
       }
+      // The key alone cannot tell snow, a white wall or a bright background from too much
+      // light, so the pull is also bounded by what the clipping shows (see `clippedEV`).
+      let clipped = clippedEV(hist, blownShare: blownShare, total: stats.pixelCount)
       let blown = smoothstep(0.01, 0.08, blownShare)
-      ev = min(0, ev + darkenDeadBand) * 0.8 * blown
+      ev = max(min(0, ev + darkenDeadBand), -clipped) * 0.8 * blown
       ev = max(ev, maxDarken)
     }
 
@@ -166,6 +169,30 @@ enum ExposureMeasurement {
       subjectLuminance: subjectMean, sceneEV100: sceneEV, isDarkOnPurpose: darkOnPurpose,
       suggestedEV: ev, blownShare: blownShare)
     return (exposure, intent)
+  }
+
+  /// Share of pixels a well-exposed photo has blown (``blownLuminance`` and up): a lamp, the
+  /// sun, a patch of sky. Only blown pixels beyond it count as evidence of overexposure.
+  static let normalBlownShare = 0.02
+
+  /// The overexposure (EV, 0...2) the clipping itself shows.
+  ///
+  /// A linear gain of e EV sends every pixel that was within e EV below white to white, so the
+  /// blown share beyond ``normalBlownShare`` is the part of the histogram that was pushed
+  /// through the top. Assuming the histogram continued above white as densely as in the half
+  /// stop just below ``blownLuminance``, that part spans `0.5 × excess / shoulder` EV. A bright
+  /// photo that is bright on purpose (snow, a white wall, a bright background) has little blown
+  /// and a dense shoulder, so it measures small even where its key is far above the target.
+  static func clippedEV(_ hist: [Int], blownShare: Double, total: Int) -> Double {
+    let excess = blownShare - normalBlownShare
+    guard excess > 0 else { return 0 }
+    let bins = hist.count
+    let top = Int((blownLuminance * Double(bins - 1)).rounded(.up))
+    let low = Int((blownLuminance / 2.squareRoot() * Double(bins - 1)).rounded(.up))
+    var count = 0
+    for i in low..<min(top, bins) { count += hist[i] }
+    let shoulder = Double(count) / Double(max(1, total))
+    return min(-maxDarken, 0.5 * excess / max(shoulder, normalBlownShare))
   }
 
   /// The scene brightness as EV100 from the EXIF exposure: `log2(N²/t) − log2(ISO/100)`; when

@@ -86,9 +86,10 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// spread of 8–20 between the 1st and 99th percentile unless EXIF shows a bright scene (a
   /// black frame is left alone).
   /// Darkening needs blown highlights (``blownShare`` of 1–8 % ramps it in), is judged on the
-  /// pixels that still have detail, and ignores the first 0.5 EV above the target, so snow,
-  /// high-key photos and a blown sky behind a normal subject stay. Good photos come out within
-  /// about ±0.3.
+  /// pixels that still have detail, ignores the first 0.5 EV above the target, and goes no
+  /// further than the clipping shows (the blown share beyond a normal 2 %, read against the
+  /// density of the half stop below white), so snow, high-key photos and a blown sky or
+  /// background behind a normal subject stay. Good photos come out within about ±0.3.
   public var suggestedEV: Double
   /// Mean Rec. 601 luma of the encoded (display) values, 0...1: the brightness grain is judged
   /// against (``NoiseAnalysis/relativeSigma``), as the evaluation harness does.

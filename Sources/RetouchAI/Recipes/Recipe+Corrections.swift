@@ -68,7 +68,14 @@ extension Recipe {
     return RecipeProposal(config: EditConfig(properties: p), need: need)
   }
 
-  /// Pulls blown or nearly blown highlights down with the local Highlights control.
+  /// Pulls blown or nearly blown highlights down.
+  ///
+  /// Overexposure is a linear gain, so exposure is what undoes it: a subject measured too bright
+  /// (`ExposureAnalysis.suggestedEV`, already bounded by what the clipping shows) comes down by
+  /// all of it. The local Highlights control adds what the exposure cannot do (compress what is
+  /// left near white), less when exposure already pulls, and less the more of the frame is
+  /// bright (median L* 65–85): on a bright frame it darkens nearly everything, a second
+  /// exposure pull on top of the first.
   public static let recoverHighlights = Recipe(
     "recover-highlights", LocalizedText("Recover Highlights", zh: "恢复高光"),
     symbol: "circle.righthalf.filled.inverse", kind: .correction
@@ -77,11 +84,13 @@ extension Recipe {
     let p99 = a.lightness(percentile: 99)
     guard clip >= 0.01 || p99 >= 98.5 else { return nil }
     let size = Sizing.ramp(clip, from: 0.005, to: 0.12)
-    var p: [EditSettingType: Double] = [.highlights: Sizing.step(-(0.25 + 0.5 * size))]
-    // A subject that is too bright as well comes down a little with it.
-    if a.exposure.suggestedEV < -0.3 {
-      p[.exposure] = Sizing.step(max(a.exposure.suggestedEV * 0.5, -1.5))
-    }
+    let pull = a.exposure.suggestedEV <= -0.1 ? max(a.exposure.suggestedEV, -1.5) : 0
+    let brightFrame = Sizing.ramp(a.lightness(percentile: 50), from: 65, to: 85)
+    let highlights = (0.25 + 0.5 * size) * (1 - brightFrame) * (pull < 0 ? 0.4 : 1)
+    var p: [EditSettingType: Double] = [:]
+    if highlights >= 0.05 { p[.highlights] = Sizing.step(-highlights) }
+    if pull < 0 { p[.exposure] = Sizing.step(pull) }
+    guard !p.isEmpty else { return nil }
     // Some blown sky or lamps is normal in a good photo: only a large blown share is a defect,
     // and only white without detail counts (a cast or a saturated colour clips one channel).
     let blown = min(clip, a.exposure.blownShare ?? clip)
@@ -106,7 +115,8 @@ extension Recipe {
     kind: .correction
   ) { a in
     let removed = CastRemoval.removedShare(
-      of: a.color.greenTint, confidence: a.color.confidence, ramp: CastRemoval.tintRamp)
+      of: a.color.greenTint, confidence: CastRemoval.tintConfidence(a),
+      ramp: CastRemoval.tintRamp)
     guard removed != 0 else { return nil }
     let s = WhiteBalanceSliders.shared.sliders(warmthChange: 0, greenTintChange: -removed)
     guard abs(s.tint) >= 0.02 else { return nil }
@@ -141,12 +151,23 @@ extension Recipe {
   static func castCorrection(_ a: PhotoAnalysis, warm: Bool) -> RecipeProposal? {
     let w = a.color.warmth
     guard warm ? w > 0 : w < 0 else { return nil }
+    // Sky, sea, ice, snow in shade: when blue and aqua colour most of the photo, a cool estimate
+    // is usually the colour of the scene, not of the light. Warming it needs a trusted estimate:
+    // the confidence required rises from the usual minimum to 0.6 as blue and aqua go from 60 %
+    // to 90 % of the photo's colour.
+    if !warm {
+      let blue = a.color.hueShares.count == 8 ? a.color.hueShares[4] + a.color.hueShares[5] : 0
+      let required = CastRemoval.minimumConfidence
+        + (0.6 - CastRemoval.minimumConfidence) * Sizing.ramp(blue, from: 0.6, to: 0.9)
+      guard CastRemoval.trust(a) >= required else { return nil }
+    }
     let removed = CastRemoval.removedShare(
-      of: w, confidence: a.color.confidence, ramp: CastRemoval.warmthRamp)
+      of: w, confidence: CastRemoval.trust(a), ramp: CastRemoval.warmthRamp(for: a))
     guard removed != 0 else { return nil }
     // Green–magenta comes along when it is clearly off too, so the grey ends up grey.
     let g = CastRemoval.removedShare(
-      of: a.color.greenTint, confidence: a.color.confidence, ramp: CastRemoval.tintRamp)
+      of: a.color.greenTint, confidence: CastRemoval.tintConfidence(a),
+      ramp: CastRemoval.tintRamp)
     let s = WhiteBalanceSliders.shared.sliders(warmthChange: -removed, greenTintChange: -g)
     guard abs(s.temperature) >= 0.02 else { return nil }
     var p: [EditSettingType: Double] = [.temperature: Sizing.step(s.temperature)]
@@ -160,17 +181,73 @@ extension Recipe {
 /// How much of a measured cast a correction removes.
 ///
 /// A photo's own light is rarely exactly neutral (golden hour, shade, lamps), and the illuminant
-/// estimate itself scatters by about ±0.3 in log2 R/B on good photos, so small casts are left
-/// alone and large ones removed: the removed share of the cast rises smoothly from 0 at
+/// estimate itself scatters by about ±0.2 in log2 R/B on good daylight photos, so small casts are
+/// left alone and large ones removed: the removed share of the cast rises smoothly from 0 at
 /// `start` to all of it at `full`, scaled by the estimate's confidence.
 enum CastRemoval {
-  /// The blue–amber axis (log2 R/B of the illuminant).
-  static let warmthRamp = (start: 0.25, full: 0.55)
+  /// The blue–amber axis (log2 R/B of the illuminant) in a plain daylight scene: a good photo
+  /// measures within about ±0.2 there, so what lies beyond is mostly cast and a confident
+  /// estimate of 0.35 is removed whole.
+  static let warmthRamp = (start: 0.15, full: 0.35)
+  /// Where the warm ramp moves in a scene lit by warm light that is part of the picture (sunset
+  /// or sun in frame, night lights, lamp-lit rooms): such photos measure 0.3–0.9 warm when they
+  /// are right, so only warmth beyond that is treated as a cast.
+  static let warmLightRamp = (start: 0.65, full: 0.95)
+  /// Where the cool ramp moves when blue and aqua colour most of the photo (sky, sea, snow in
+  /// shade): the scene's own blue pulls the estimate cool by about 0.3.
+  static let blueSceneRamp = (start: 0.25, full: 0.55)
   /// The green–magenta axis (log2 G/√(R·B)); narrower, as cameras and scenes vary less there.
   static let tintRamp = (start: 0.12, full: 0.3)
   /// Below this confidence the estimate is not acted on: a sunset or lamp-lit photo whose
   /// light is the scene measures about 0.2, a photo with a strong cast 0.3 and up.
   static let minimumConfidence = 0.25
+
+  /// How clearly the light is part of the scene (0...1): a photo dark on purpose or scored as
+  /// a light scene (night lights), a room lit by lamps (indoor score 0.2–0.5), or, for half, a
+  /// backlit frame with the light in it (the brightest percent 35–50 L* above the median; half,
+  /// because a daylight landscape under a bright sky measures the same).
+  static func warmLightScene(_ a: PhotoAnalysis) -> Double {
+    let p = a.exposure.lightnessPercentiles
+    let backlit = p.count == 7 ? ExposureMeasurement.smoothstep(35, 50, p[6] - p[3]) : 0
+    return max(
+      a.score(.light), a.exposure.isDarkOnPurpose ? 1 : 0, 0.5 * backlit,
+      Sizing.ramp(a.score(.indoor), from: 0.2, to: 0.5))
+  }
+
+  /// The confidence of the green–magenta estimate: the colour confidence, less in a warm-light
+  /// scene whose estimate is warm (warmth 0.2–0.5 and up). Amber light (sunset, sodium or
+  /// tungsten lamps) has so little blue that its estimate also reads green; that green is the
+  /// light's, like its warmth.
+  static func tintConfidence(_ a: PhotoAnalysis) -> Double {
+    trust(a) * (1 - warmLightScene(a) * Sizing.ramp(a.color.warmth, from: 0.2, to: 0.5))
+  }
+
+  /// The colour confidence, less when a tenth to three tenths of the photo is blown
+  /// (``ExposureAnalysis/blownShare``): the light's colour cannot be read where it clipped, and
+  /// what is left of an overexposed photo is its darker, unrepresentative part.
+  static func trust(_ a: PhotoAnalysis) -> Double {
+    a.color.confidence * (1 - Sizing.ramp(a.exposure.blownShare ?? 0, from: 0.1, to: 0.3))
+  }
+
+  /// The warmth ramp for this photo: ``warmthRamp`` moved toward ``warmLightRamp`` (a warm
+  /// estimate) by ``warmLightScene(_:)``, or toward ``blueSceneRamp`` (a cool estimate) as
+  /// blue and aqua go from 50 % to 80 % of the photo's colour.
+  static func warmthRamp(for a: PhotoAnalysis) -> (start: Double, full: Double) {
+    let toward: (start: Double, full: Double)
+    let amount: Double
+    if a.color.warmth > 0 {
+      toward = warmLightRamp
+      amount = warmLightScene(a)
+    } else {
+      let h = a.color.hueShares
+      toward = blueSceneRamp
+      amount = h.count == 8 ? Sizing.ramp(h[4] + h[5], from: 0.5, to: 0.8) : 0
+    }
+    return (
+      warmthRamp.start + (toward.start - warmthRamp.start) * amount,
+      warmthRamp.full + (toward.full - warmthRamp.full) * amount
+    )
+  }
 
   /// The part of `cast` (log2 units, signed) to remove; 0 when that is too small to matter or
   /// the estimate is not trusted (confidence 0...1).

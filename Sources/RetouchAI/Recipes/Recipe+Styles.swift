@@ -49,8 +49,11 @@ extension Recipe {
     var p: [EditSettingType: Double]
     // A black level raised in the display values (a faded print or scan, a lifted-blacks
     // export): the darkest percent sits well above where a photo's blacks are (L* 0–12), but
-    // below where fog, mist or snow keep theirs.
+    // below where fog, mist or snow keep theirs. In a frame whose median is already bright
+    // (L* 72–80 and up: snow, a white wall, a pale sky) the darkest percent is a dark thing in
+    // the scene, not a black level that was lifted.
     let lifted = Sizing.ramp(p1, from: 10, to: 22) * (1 - Sizing.ramp(p1, from: 28, to: 38))
+      * (1 - Sizing.ramp(a.lightness(percentile: 50), from: 72, to: 80))
     if veil > 0 {
       p = ToneFit.veilRemoval(a, strength: 0.95)
       // A veil also washes colour out.
@@ -150,9 +153,13 @@ extension PhotoAnalysis {
   /// How clearly the photo is veiled (haze, a washed-out copy), 0...1: a raised black level
   /// and flattened tones must both show (a bright, soft scene alone is not veiled). A black
   /// level at L* 12–42 is often the scene itself (fog, mist, snow, a soft print): only a
-  /// clearly raised one (the darkest percent at L* ≥ 45) counts as a veil to remove.
+  /// clearly raised one (the darkest percent at L* ≥ 45) counts as a veil to remove. Scattered
+  /// light lifts the tones toward the air's brightness but blows nothing, so a photo with a
+  /// fifth to two fifths of it white without detail (``ExposureAnalysis/blownShare``) is
+  /// overexposed (snow, sand or a bright sky given too much light), not veiled.
   var veil: Double {
     Sizing.ramp(lightnessOnceExposed(percentile: 1), from: 43, to: 53)
       * Sizing.ramp(24 - exposure.lightnessDeviation, from: 2, to: 10)
+      * (1 - Sizing.ramp(exposure.blownShare ?? 0, from: 0.2, to: 0.4))
   }
 }

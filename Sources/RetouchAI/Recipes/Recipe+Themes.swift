@@ -70,6 +70,11 @@ extension Recipe {
     let ids = Set(parts.map(\.0))
     if ids.contains("brighten") { parts.removeAll { $0.0 == "lift-shadows" } }
     if ids.contains("darken") { parts.removeAll { $0.0 == "recover-highlights" } }
+    // Warm Up and Cool Down already take the green–magenta part of the cast with them: Fix
+    // Tint on top would remove it twice.
+    if ids.contains("warm-up") || ids.contains("cool-down") {
+      parts.removeAll { $0.0 == "fix-tint" }
+    }
     if let veil = punch.propose(a), SuggestionRanker.isFix(veil) {
       // A veil of light dilutes the colour statistics and the exposure key: the veil fit's own
       // exposure stands, and a cast measured through the veil is not trusted.

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchCore
+import RetouchRender
+import Testing
+
+@testable import RetouchAI
+
+/// Corrections act on evidence, sized to it: bright photos that are bright on purpose are not
+/// darkened, an overexposure is pulled back by about what it was, blue scenes are not warmed on
+/// a weak estimate, and a confident cast in daylight is removed rather than nudged.
+@Suite("Corrections: evidence and size")
+struct CorrectionEvidenceTests {
+  let engine = SuggestionEngine()
+
+  /// The photo at the harness's size, without its metadata (the harness feeds PNGs).
+  static func photo(_ id: String) throws -> Image {
+    try AnalysisFixtures.decode(id).image
+  }
+
+  /// Snow (g84, bright on purpose, nothing blown) given +0.5 EV in linear light, clipped: the
+  /// pull back is about half a stop, and it is not a full exposure pull with a full Highlights
+  /// pull stacked on top (which turned the snow grey).
+  @Test func overexposedSnowIsPulledBackByAboutTheOverexposure() throws {
+    let snow = try Self.photo("g84")
+    #expect(engine.topSuggestion(for: snow) == nil, "the untouched snow is good as it is")
+    let over = AnalysisFixtures.gained(snow, pow(2, 0.5), pow(2, 0.5), pow(2, 0.5))
+    let config = try #require(engine.topSuggestion(for: over))
+    let ev = config.value(of: .exposure)
+    #expect(ev <= -0.15 && ev >= -0.8, "exposure \(ev) for a +0.5 EV overexposure")
+    // Together the two pulls stay near the overexposure (Highlights −1 darkens bright tones by
+    // roughly a stop on a frame that is nearly all highlights).
+    #expect(-ev - config.value(of: .highlights) < 1.0, "\(config)")
+    #expect(config.value(of: .blacks) >= 0, "overexposed snow is not a veil: \(config)")
+  }
+
+  /// The clipping bounds what the key asks for: a frame with nothing blown measures no excess,
+  /// however bright it is.
+  @Test func clippedEVNeedsBlownPixels() {
+    let bins = PixelStatistics.histogramBins
+    var bright = [Int](repeating: 0, count: bins)
+    // Everything at linear 0.7 (L* ≈ 87): bright, nothing blown.
+    bright[Int(0.7 * Double(bins - 1))] = 1000
+    #expect(ExposureMeasurement.clippedEV(bright, blownShare: 0, total: 1000) == 0)
+    // A third blown over a thin shoulder: clearly overexposed.
+    var over = [Int](repeating: 0, count: bins)
+    over[bins - 1] = 330
+    over[Int(0.8 * Double(bins - 1))] = 100
+    over[Int(0.3 * Double(bins - 1))] = 570
+    let ev = ExposureMeasurement.clippedEV(over, blownShare: 0.33, total: 1000)
+    #expect(ev > 1, "\(ev)")
+  }
+
+  /// A correctly exposed bright photo with a bright, partly blown background (d11: a bird on a
+  /// tree in front of a pale out-of-focus street) is left alone, and a small warm cast on it
+  /// does not make it "overexposed".
+  @Test(arguments: [(1.0, 1.0), (1.15, 1 / 1.15)])
+  func brightPhotoIsNotDarkened(red: Double, blue: Double) throws {
+    let base = try Self.photo("d11")
+    let image = red == 1 ? base : AnalysisFixtures.gained(base, red, 1, blue)
+    let config = engine.topSuggestion(for: image)
+    if red == 1 { #expect(config == nil, "\(String(describing: config))") }
+    #expect((config?.value(of: .exposure) ?? 0) > -0.3, "\(String(describing: config))")
+  }
+
+  /// A blue scene (snow in shade, g84) whose darkest tones were crushed: the crush makes its
+  /// cool estimate look more trustworthy, but a scene that is mostly blue is not warmed on a
+  /// middling estimate.
+  @Test func crushedBlueSceneIsNotWarmed() throws {
+    let snow = try Self.photo("g84")
+    let crushed = AnalysisFixtures.mapped(snow) { _, v in max(0, (v - 0.1) / 0.9) }
+    let config = engine.topSuggestion(for: crushed)
+    #expect((config?.value(of: .temperature) ?? 0) <= 0, "\(String(describing: config))")
+  }
+
+  /// The same rule on a hand-made analysis: a cool estimate of middling confidence is warmed
+  /// in a mixed scene but not when blue and aqua are nearly all of the colour, unless the
+  /// estimate is trusted.
+  @Test func blueSceneNeedsATrustedEstimateToBeWarmed() throws {
+    var a = balancedAnalysis()
+    a.color.warmth = -0.6
+    a.color.confidence = 0.45
+    #expect(Recipe.warmUp.config(for: a) != nil)
+    a.color.hueShares = [0, 0.02, 0.01, 0, 0.35, 0.62, 0, 0]
+    #expect(Recipe.warmUp.config(for: a) == nil)
+    a.color.confidence = 0.8
+    #expect(Recipe.warmUp.config(for: a) != nil)
+  }
+
+  /// A confident warm estimate of 0.35 in a daylight scene is mostly cast: Cool Down removes
+  /// most of it. The same estimate in a scene lit by lamps or night lights is the light's, and
+  /// is left alone.
+  @Test func confidentDaylightCastIsRemovedButWarmLightStays() throws {
+    var a = balancedAnalysis()
+    // No light in frame: the brightest percent 30 L* above the median.
+    a.exposure.lightnessPercentiles = [3, 8, 30, 50, 66, 76, 80]
+    a.color.warmth = 0.35
+    a.color.confidence = 0.85
+    let config = try #require(Recipe.coolDown.config(for: a))
+    let response = WhiteBalanceSliders.response(config)
+    #expect(response.x < -0.25, "removes \(-response.x) of a 0.35 cast")
+    #expect(response.x > -0.4, "does not overshoot: \(response.x)")
+    a.sceneScores[.light] = 0.8
+    #expect(Recipe.coolDown.config(for: a) == nil)
+    a.sceneScores[.light] = 0
+    a.sceneScores[.indoor] = 0.6
+    #expect(Recipe.coolDown.config(for: a) == nil)
+  }
+
+  /// End to end: a daylight photo without the light in frame (g47) given a mild warm cast
+  /// (linear gains 1.15, 1, 1/1.15) comes back most of the way to its own colour, not just a
+  /// tenth of it.
+  @Test func mildWarmCastOnDaylightPhotoIsMostlyRemoved() throws {
+    let original = try Self.photo("g47")
+    let warm = AnalysisFixtures.gained(original, 1.15, 1, 1 / 1.15)
+    let before = engine.analysis(of: original).color.warmth
+    let cast = engine.analysis(of: warm).color.warmth
+    let config = try #require(engine.topSuggestion(for: warm))
+    #expect(config.value(of: .temperature) < 0, "\(config)")
+    let after = engine.analysis(of: warm.applyingEditConfig(config)).color.warmth
+    #expect(
+      abs(after - before) < 0.5 * abs(cast - before),
+      "warmth \(before) → cast \(cast) → after \(after)")
+  }
+}
