@@ -71,6 +71,16 @@ enum EditorBench {
       }
     }
     let sliders = RenderBench.typical.keys.sorted()
+    /// The change of the next slider in turn: alternating ±0.01 moves keep the edit within 0.01
+    /// of the typical one.
+    @Sendable func nextMove(_ counter: borrowing Mutex<Int>) -> EditConfig {
+      let i = counter.withLock { s in
+        defer { s += 1 }
+        return s
+      }
+      return sliders[i % sliders.count].setting.change(
+        by: (i / sliders.count) % 2 == 0 ? 0.01 : -0.01)
+    }
     let step = Mutex(0)
     let sliderName = "committed slider change → new preview"
     let undoName = "undo → preview (kept)"
@@ -90,13 +100,7 @@ enum EditorBench {
         return (nil, nil)
       },
       BenchCase(name: sliderName, owner: "Retouch") {
-        let i = step.withLock { s in
-          defer { s += 1 }
-          return s
-        }
-        // Alternating ±0.01 moves of the next slider keep the edit within 0.01 of typical.
-        let t = sliders[i % sliders.count]
-        session.addConfig(t.setting.change(by: (i / sliders.count) % 2 == 0 ? 0.01 : -0.01))
+        session.addConfig(nextMove(step))
         blockingPreview(session)
         return (nil, nil)
       },
@@ -112,12 +116,7 @@ enum EditorBench {
       },
       // Each sample commits first (unmeasured), so undo and redo always have a step to take.
       BenchCase(name: coldUndoName, owner: "Retouch") {
-        let i = coldStep.withLock { s in
-          defer { s += 1 }
-          return s
-        }
-        let t = sliders[i % sliders.count]
-        coldSession.addConfig(t.setting.change(by: (i / sliders.count) % 2 == 0 ? 0.01 : -0.01))
+        coldSession.addConfig(nextMove(coldStep))
         blockingPreview(coldSession)
         let start = now()
         coldSession.undoConfig()
