@@ -304,6 +304,28 @@ struct PreviewTests {
     #expect(renders.withLock { $0 } == before + (kept == 0 ? 4 : 1))
   }
 
+  /// A slider dragged (previewed) and released at the same value (committed) shows the
+  /// dragged preview: the commit does not render again.
+  @Test func committingTheDraggedValueShowsItsPreview() async throws {
+    let renders = Mutex(0)
+    let renderer: EditController.PreviewRenderer = { image, config, scale, options in
+      renders.withLock { $0 += 1 }
+      return image.rendered(with: config, renderScale: scale, options: options)
+    }
+    let c = try await preparedController(renderer: renderer)
+    c.addConfig(contrast(0.2))
+    _ = await c.settledPreview()
+    c.previewConfig(exposure(0.4))
+    let dragged = try #require(await c.settledPreview())
+    let before = renders.withLock { $0 }
+    c.addConfig(exposure(0.4))
+    let committed = try #require(await c.settledPreview())
+    #expect(renders.withLock { $0 } == before)
+    #expect(committed.generation > dragged.generation)
+    #expect(abs(c.currentConfig.value(of: .exposure) - 0.4) < 1e-12)
+    #expect(ImageComparison.meanAbsoluteDifference(committed.image, dragged.image) == 0)
+  }
+
   @Test func previewMatchesTheExportAtPreviewSize() async throws {
     let c = try await preparedController(previewMaxDimension: 300)
     /// The preview at 300 px against the export shrunk to the preview's size.
