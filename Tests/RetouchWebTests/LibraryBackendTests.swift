@@ -20,7 +20,8 @@ final class LibraryBackendTests {
   let assetID: String
 
   init() throws {
-    folder = FileManager.default.temporaryDirectory.appendingPathComponent("retouch-backend-\(UUID().uuidString)")
+    folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "retouch-backend-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     var image = Image(width: 96, height: 64, format: .rgb8)
     for y in 0..<64 { for x in 0..<96 { image.setPixel(x: x, y: y, [x * 2, y * 3, 90]) } }
@@ -71,13 +72,30 @@ final class LibraryBackendTests {
     #expect(try library.history(of: id).first?.kind == .revertToOriginal)
   }
 
+  /// After undo and redo the edited preview is the one each commit showed, byte for byte.
+  @Test func undoAndRedoShowThePreviewsOfThoseEdits() async throws {
+    let session = try await backend.openSession(assetID: assetID).sessionID
+    let first = try await backend.preview(
+      session: session, change: EditConfig(properties: [.exposure: 0.6]), commit: true,
+      view: .edited)
+    let second = try await backend.preview(
+      session: session, change: EditConfig(properties: [.contrast: 0.5]), commit: true,
+      view: .edited)
+    #expect(first.jpeg != second.jpeg)
+    _ = try await backend.undo(session: session)
+    #expect(try await backend.currentPreview(session: session, view: .edited) == first.jpeg)
+    _ = try await backend.redo(session: session)
+    #expect(try await backend.currentPreview(session: session, view: .edited) == second.jpeg)
+  }
+
   @Test func aCropChangeSetsTheCropOutright() async throws {
     let session = try await backend.openSession(assetID: assetID).sessionID
     let square = NormalizedRect(x: 0.1, y: 0.1, width: 0.5, height: 0.75)
     let cropped = try await commit(
       EditConfig(crop: square, aspectRatio: .square, actionType: .crop), in: session)
     #expect(cropped.config.crop == square)
-    let back = try await commit(EditConfig(crop: .full, aspectRatio: .free, actionType: .crop), in: session)
+    let back = try await commit(
+      EditConfig(crop: .full, aspectRatio: .free, actionType: .crop), in: session)
     #expect(back.config.crop == .full)
     #expect(back.config.aspectRatio == .free)
   }
@@ -85,7 +103,8 @@ final class LibraryBackendTests {
   @Test func exportAndPreviewsAreJPEGsOfTheEdit() async throws {
     let session = try await backend.openSession(assetID: assetID).sessionID
     let change = EditConfig(properties: [.exposure: 1])
-    let dragged = try await backend.preview(session: session, change: change, commit: false, view: .edited)
+    let dragged = try await backend.preview(
+      session: session, change: change, commit: false, view: .edited)
     #expect(dragged.state.revision == 0)
     let original = try await backend.currentPreview(session: session, view: .original)
     let brighter = try ImageDecoder().decode(dragged.jpeg, source: "preview").image
@@ -105,7 +124,8 @@ final class LibraryBackendTests {
       SuggestionResult([
         EditSuggestion(
           lookID: "warm", title: LocalizedText("Warm", zh: "暖"), symbolName: "sun.max",
-          kind: .style, config: EditConfig(properties: [.temperature: 0.4, .exposure: 0.2]), thumbnail: nil,
+          kind: .style, config: EditConfig(properties: [.temperature: 0.4, .exposure: 0.2]),
+          thumbnail: nil,
           score: 1)
       ])
     }
@@ -113,7 +133,8 @@ final class LibraryBackendTests {
     let session = try await backend.openSession(assetID: assetID).sessionID
     let crop = NormalizedRect(x: 0, y: 0, width: 0.5, height: 0.5)
     _ = try await backend.preview(
-      session: session, change: EditConfig(properties: [.exposure: 1], crop: crop, actionType: .crop), commit: true,
+      session: session,
+      change: EditConfig(properties: [.exposure: 1], crop: crop, actionType: .crop), commit: true,
       view: .edited)
     let listed = try await backend.suggestions(session: session)
     #expect(listed.map(\.id) == ["warm"])
@@ -125,7 +146,9 @@ final class LibraryBackendTests {
     #expect(applied.config.value(of: .exposure) == 0.2)
     #expect(applied.config.value(of: .temperature) == 0.4)
     #expect(applied.config.crop == crop)
-    await #expect(throws: WebError.self) { _ = try await backend.applySuggestion(session: session, id: "nope") }
+    await #expect(throws: WebError.self) {
+      _ = try await backend.applySuggestion(session: session, id: "nope")
+    }
   }
 
   @Test func uploadsAreSniffedDecodedAndImported() async throws {
@@ -148,7 +171,9 @@ final class LibraryBackendTests {
   /// Mean 8-bit sample value.
   func mean(_ image: Image) -> Double {
     var total = 0
-    for y in 0..<image.height { for x in 0..<image.width { total += image.pixel(x: x, y: y).prefix(3).reduce(0, +) } }
+    for y in 0..<image.height {
+      for x in 0..<image.width { total += image.pixel(x: x, y: y).prefix(3).reduce(0, +) }
+    }
     return Double(total) / Double(image.width * image.height * 3)
   }
 }

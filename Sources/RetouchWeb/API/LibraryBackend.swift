@@ -185,6 +185,18 @@ public actor LibraryBackend: WebBackend {
     switch view {
     case .edited:
       if let hit = s.editedJPEG, hit.revision == s.revision { return hit.jpeg }
+      // The controller renders a preview of every committed change itself (and shows a kept
+      // one after undo and redo): encode that rather than render the same edit a second time.
+      if let shown = await s.controller.settledPreview(),
+        shown.config == s.controller.currentConfig
+      {
+        let jpeg = try Self.jpeg(shown.image, quality: options.previewQuality)
+        if var after = sessions[session], after.revision == s.revision {
+          after.editedJPEG = (s.revision, jpeg)
+          sessions[session] = after
+        }
+        return jpeg
+      }
     case .original:
       if let hit = s.originalJPEG { return hit }
     case .uncropped: break
