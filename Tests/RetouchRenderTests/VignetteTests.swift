@@ -74,31 +74,6 @@ import Testing
     }
   }
 
-  /// The plane renders share holds every row as `fillRow` computes it (odd and even heights,
-  /// both signs, several thread counts), and the cache hands out one plane per amount and size.
-  @Test(arguments: [(0.35, 64, 48), (-0.9, 65, 47), (1.0, 7, 5), (0.5, 9, 1)])
-  func planeRowsAreTheMasksRows(amount: Double, width: Int, height: Int) {
-    let mask = VignetteMask(amount: amount, width: width, height: height)
-    let expected = Self.rows(mask)
-    var row = [Float](repeating: 0, count: width)
-    for threads in [1, 2, 3] {
-      let plane = VignettePlane(mask, threads: threads)
-      for y in 0..<height {
-        let (values, unit) = plane.row(y)
-        #expect(Array(UnsafeBufferPointer(start: values, count: width)) == expected[y], "row \(y)")
-        let fresh = row.withUnsafeMutableBufferPointer { mask.fillRow(y: y, into: $0.baseAddress!) }
-        #expect(unit == fresh, "row \(y)")
-      }
-    }
-    let cache = VignettePlaneCache()
-    let first = cache.plane(for: mask, threads: 2)
-    #expect(first != nil && cache.plane(for: mask, threads: 2) === first)
-    let other = VignetteMask(amount: amount / 2, width: width, height: height)
-    #expect(cache.plane(for: other, threads: 2) !== first)
-    #expect(
-      cache.plane(for: VignetteMask(amount: 0, width: width, height: height), threads: 2) == nil)
-  }
-
   /// Decoding an 8-bit code and encoding it through the renderer's table gives it back, which
   /// is what lets the vignette leave multiplier-1 pixels alone.
   @Test func eightBitCodesRoundTrip() {

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import RetouchCore
-import Synchronization
 
 /// The vignette as a per-pixel multiplier for an output of `width × height`, centred on it.
 ///
@@ -96,82 +94,5 @@ public struct VignetteMask: Sendable {
     let v = Double(2 * y + 1 - height) / Double(height)
     let t = min(max(((u * u + v * v) / 2 - 0.2) / 0.8, 0), 1)
     return Float(Foundation.exp2(-2 * Double(amount) * t * t * (3 - 2 * t)))
-  }
-}
-
-/// Every row's multipliers of one ``VignetteMask``, computed once and shared by the renders that
-/// use the same mask: an editor re-rendering its preview after a slider move (other than the
-/// vignette's own) would otherwise evaluate the falloff for every pixel again. That was 6 % of
-/// the `perf` samples of 2048 × 1536 typical-edit renders; with the plane, 200 renders with the
-/// sliders moved in turn took 0.2–1.9 ms less each (23.6–26.3 ms against 23.8–28.0, three
-/// alternating runs on the 2-core build machine).
-///
-/// The mask is symmetric top to bottom (row `y` equals row `height − 1 − y`, exactly: their
-/// ``VignetteMask/halfSquare(_:_:)`` terms are equal), so only the upper half is stored:
-/// `⌈height / 2⌉ × width` floats, 6.3 MB for a 2048 × 1536 preview. Rows are filled by
-/// ``VignetteMask/fillRow(y:into:)`` itself, so they equal what a render would compute.
-public final class VignettePlane: @unchecked Sendable {
-  // Invariant: `values` and `units` are written only in `init`, then only read.
-  public let mask: VignetteMask
-  private let values: UnsafeMutablePointer<Float>
-  private let units: [Range<Int>]
-  private let storedRows: Int
-
-  /// Builds every row of `mask` with `threads` workers (`nil`: every core).
-  public init(_ mask: VignetteMask, threads: Int? = nil) {
-    self.mask = mask
-    let w = mask.width
-    let count = (mask.height + 1) / 2
-    storedRows = count
-    let values = UnsafeMutablePointer<Float>.allocate(capacity: count * w)
-    self.values = values
-    var units = [Range<Int>](repeating: 0..<0, count: count)
-    let base = SendableRawPointer(UnsafeMutableRawPointer(values))
-    units.withUnsafeMutableBufferPointer { u in
-      let unitBase = SendableRawPointer(UnsafeMutableRawPointer(u.baseAddress!))
-      ParallelBands.forEach(rows: count, minimumBandHeight: 16, threads: threads) { rows in
-        let out = base.pointer.assumingMemoryBound(to: Float.self)
-        let unitOut = unitBase.pointer.assumingMemoryBound(to: Range<Int>.self)
-        for y in rows { unitOut[y] = mask.fillRow(y: y, into: out + y * w) }
-      }
-    }
-    self.units = units
-  }
-
-  deinit { values.deallocate() }
-
-  /// Row `y`'s multipliers (`width` of them) and the columns where they are exactly 1, as
-  /// ``VignetteMask/fillRow(y:into:)`` gives them.
-  public func row(_ y: Int) -> (multipliers: UnsafePointer<Float>, unit: Range<Int>) {
-    precondition(y >= 0 && y < mask.height, "row \(y) outside the mask")
-    let stored = min(y, mask.height - 1 - y)
-    return (UnsafePointer(values + stored * mask.width), units[stored])
-  }
-}
-
-/// The ``VignettePlane`` of the latest mask used for a preview-sized render (at most
-/// ``pixelLimit`` pixels), so the next render with the same amount and size reuses it. One
-/// plane is kept; larger renders (an export) compute their rows as they go.
-final class VignettePlaneCache: Sendable {
-  static let shared = VignettePlaneCache()
-  /// Renders above this many pixels do not use the cache (the plane of a 12 MP export would be
-  /// 24 MB, used once).
-  static let pixelLimit = 4_200_000
-  private let latest = Mutex<VignettePlane?>(nil)
-
-  /// The plane for `mask`, built with `threads` workers on a miss; nil above ``pixelLimit``.
-  func plane(for mask: VignetteMask, threads: Int?) -> VignettePlane? {
-    guard mask.width * mask.height <= Self.pixelLimit, !mask.isNeutral else { return nil }
-    if let hit = latest.withLock({ $0 }), hit.mask.sameMask(as: mask) { return hit }
-    let plane = VignettePlane(mask, threads: threads)
-    latest.withLock { $0 = plane }
-    return plane
-  }
-}
-
-extension VignetteMask {
-  /// Whether `other` has the same amount and size (and so the same multipliers).
-  func sameMask(as other: VignetteMask) -> Bool {
-    amount == other.amount && width == other.width && height == other.height
   }
 }

@@ -249,9 +249,6 @@ struct PixelStages: Sendable {
   let exposureStops: Float
   let lut: ColorLUT3D?
   let vignette: VignetteMask?
-  /// The vignette's rows computed once for every render of this size and amount (previews
-  /// only, see ``VignettePlaneCache``); nil: rows are computed as the pass goes.
-  let vignettePlane: VignettePlane?
   let grain: GrainField?
   let luma: (r: Float, g: Float, b: Float)
 
@@ -306,7 +303,6 @@ struct PixelStages: Sendable {
       stage: options.colorStage)
     let v = VignetteMask(amount: max(-1, min(1, amount)), width: width, height: height)
     self.vignette = v.isNeutral ? nil : v
-    vignettePlane = VignettePlaneCache.shared.plane(for: v, threads: options.threads)
     let grainAmount = max(0, min(1, config.value(of: .grain)))
     grain =
       grainAmount == 0
@@ -459,14 +455,8 @@ struct PixelStages: Sendable {
         row, count: width, channels: channels, gains: gains, vignette: nil, source: source)
       return
     }
-    let v: UnsafePointer<Float>
-    let inner: Range<Int>
-    if let vignettePlane {
-      (v, inner) = vignettePlane.row(y)
-    } else {
-      inner = vignette.fillRow(y: y, into: scratch.vignette)
-      v = UnsafePointer(scratch.vignette)
-    }
+    let inner = vignette.fillRow(y: y, into: scratch.vignette)
+    let v = UnsafePointer(scratch.vignette)
     func span(_ range: Range<Int>, vignette: Bool) {
       let x = range.lowerBound
       lut.apply8Fused(
