@@ -40,6 +40,14 @@ import RetouchCore
 /// 59, 65, 76 and 87 ms, only 1.14–1.26× faster then and slower than this kernel now, because
 /// a 16-lane gather on this CPU costs what 16 scalar loads do (2.1 against 2.0 ns in a
 /// micro-benchmark). Far from the 1.5× the project asks of a C kernel, so it was not kept.
+///
+/// **Also measured and not kept: the vignette on encoded values, 8 lanes at a time.** On each
+/// segment of the sRGB curve a linear-light multiplier `k` is exact in encoded terms
+/// (`k^(1/2.4)·(e + 0.055) − 0.055` on the power segment, `k·e` on the linear one), which would
+/// drop the two look-ups per channel; lanes crossing segments would take the tables. It ran the
+/// vignette at 2× its current cost. The Swift traps found on the way: Float `pointwiseMin`/`Max`
+/// on `SIMD8<Float>` stayed generic calls, and setting lanes of a `SIMD8<UInt64>` one by one
+/// spilled the vector and stalled on store forwarding for every pixel.
 extension ColorLUT3D {
   /// The grid size the fused kernel's input table is built for.
   static let fusedSize = 33
