@@ -40,7 +40,7 @@ struct RenderPlanTests {
     #expect(plan.outputSize == image.size)
     let stages = PixelStages(
       config: .neutral, width: image.width, height: image.height, colorSpace: image.colorSpace,
-      guideSource: image, renderScale: 1, vignette: 0, options: RenderOptions())
+      guide: nil, renderScale: 1, vignette: 0, options: RenderOptions())
     #expect(stages.isEmpty)
     let out = plan.render(image)
     #expect(out.hasSamePixels(as: image))

@@ -53,7 +53,7 @@ enum ColorMeasurement {
     // photos measure 0.3–0.9 when they are right, so the doubt starts at 0.3 (a cool cast on
     // one only brings its estimate down into that range, and must not make it trusted).
     let p = exposure.lightnessPercentiles
-    let backlit = ExposureMeasurement.smoothstep(35, 50, p[6] - p[3])
+    let backlit = exposure.backlit
     let warmLight = ExposureMeasurement.smoothstep(0.3, 0.7, warmth)
     let lightIsScene = (1 - 0.7 * darkIntent) * (1 - 0.7 * backlit * warmLight)
     // In fog or mist (the darkest percent at L* 25–40 and up) most of what the camera saw is

@@ -76,7 +76,7 @@ enum ExposureMeasurement {
     }
     // Pixels at or above `blownLuminance` carry no detail: they are where the light was, not
     // how bright the rest of the photo is.
-    let blownBin = Int((blownLuminance * Double(bins - 1)).rounded(.up))
+    let blownBin = firstBlownBin(bins: bins)
     var blownCount = 0, sumLogUnblown = 0.0
     for i in 0..<bins where hist[i] != 0 {
       if i >= blownBin {
@@ -171,6 +171,11 @@ enum ExposureMeasurement {
     return (exposure, intent)
   }
 
+  /// The first luminance-histogram bin (of `bins`) at or above ``blownLuminance``.
+  static func firstBlownBin(bins: Int) -> Int {
+    Int((blownLuminance * Double(bins - 1)).rounded(.up))
+  }
+
   /// Share of pixels a well-exposed photo has blown (``blownLuminance`` and up): a lamp, the
   /// sun, a patch of sky. Only blown pixels beyond it count as evidence of overexposure.
   static let normalBlownShare = 0.02
@@ -187,7 +192,7 @@ enum ExposureMeasurement {
     let excess = blownShare - normalBlownShare
     guard excess > 0 else { return 0 }
     let bins = hist.count
-    let top = Int((blownLuminance * Double(bins - 1)).rounded(.up))
+    let top = firstBlownBin(bins: bins)
     let low = Int((blownLuminance / 2.squareRoot() * Double(bins - 1)).rounded(.up))
     var count = 0
     for i in low..<min(top, bins) { count += hist[i] }

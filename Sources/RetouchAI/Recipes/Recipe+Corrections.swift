@@ -47,16 +47,19 @@ extension Recipe {
   ) { a in
     let clipped = a.exposure.shadowClipping
     let p5 = a.lightness(percentile: 5)
-    let subjectDark = a.exposure.subjectLuminance < 0.6 * a.exposure.meanLuminance
+    let subjectDark =
+      a.exposure.subjectLuminance < 0.6 * a.exposure.meanLuminance
       && a.exposure.subjectLuminance < 0.1
     // Blacks clipped by underexposure are Brighten's to judge, not a crushed black level; and
     // when a quarter or more of the photo is pure black, that black is the scene's (night, low
     // key), not a clipped black level.
     let underexposed = a.exposure.suggestedEV >= 0.3
     let lowKey = Sizing.ramp(clipped, from: 0.15, to: 0.3)
-    let crushed = Sizing.ramp(clipped, from: 0.06, to: 0.25) * (underexposed ? 0.3 : 1)
+    let crushed =
+      Sizing.ramp(clipped, from: 0.06, to: 0.25) * (underexposed ? 0.3 : 1)
       * (1 - lowKey)
-    let deep = Sizing.ramp(8 - p5, from: 0, to: 8) * Sizing.ramp(clipped, from: 0.03, to: 0.1)
+    let deep =
+      Sizing.ramp(8 - p5, from: 0, to: 8) * Sizing.ramp(clipped, from: 0.03, to: 0.1)
       * (1 - lowKey)
     guard crushed > 0 || subjectDark || deep > 0 else { return nil }
     var p: [EditSettingType: Double] = [:]
@@ -156,9 +159,9 @@ extension Recipe {
     // the confidence required rises from the usual minimum to 0.6 as blue and aqua go from 60 %
     // to 90 % of the photo's colour.
     if !warm {
-      let blue = a.color.hueShares.count == 8 ? a.color.hueShares[4] + a.color.hueShares[5] : 0
-      let required = CastRemoval.minimumConfidence
-        + (0.6 - CastRemoval.minimumConfidence) * Sizing.ramp(blue, from: 0.6, to: 0.9)
+      let required =
+        CastRemoval.minimumConfidence
+        + (0.6 - CastRemoval.minimumConfidence) * Sizing.ramp(a.color.blueShare, from: 0.6, to: 0.9)
       guard CastRemoval.trust(a) >= required else { return nil }
     }
     let removed = CastRemoval.removedShare(
@@ -176,6 +179,12 @@ extension Recipe {
       config: EditConfig(properties: p), need: Sizing.ramp(abs(removed), from: 0.05, to: 0.35),
       correctsCast: true)
   }
+}
+
+extension ColorAnalysis {
+  /// The share of the photo's colour that is blue or aqua (``hueShares`` bands 4 and 5): sky,
+  /// sea, ice, snow in shade. 0 without hue shares.
+  var blueShare: Double { hueShares.count == 8 ? hueShares[4] + hueShares[5] : 0 }
 }
 
 /// How much of a measured cast a correction removes.
@@ -207,10 +216,8 @@ enum CastRemoval {
   /// backlit frame with the light in it (the brightest percent 35–50 L* above the median; half,
   /// because a daylight landscape under a bright sky measures the same).
   static func warmLightScene(_ a: PhotoAnalysis) -> Double {
-    let p = a.exposure.lightnessPercentiles
-    let backlit = p.count == 7 ? ExposureMeasurement.smoothstep(35, 50, p[6] - p[3]) : 0
     return max(
-      a.score(.light), a.exposure.isDarkOnPurpose ? 1 : 0, 0.5 * backlit,
+      a.score(.light), a.exposure.isDarkOnPurpose ? 1 : 0, 0.5 * a.exposure.backlit,
       Sizing.ramp(a.score(.indoor), from: 0.2, to: 0.5))
   }
 
@@ -239,9 +246,8 @@ enum CastRemoval {
       toward = warmLightRamp
       amount = warmLightScene(a)
     } else {
-      let h = a.color.hueShares
       toward = blueSceneRamp
-      amount = h.count == 8 ? Sizing.ramp(h[4] + h[5], from: 0.5, to: 0.8) : 0
+      amount = Sizing.ramp(a.color.blueShare, from: 0.5, to: 0.8)
     }
     return (
       warmthRamp.start + (toward.start - warmthRamp.start) * amount,
@@ -255,7 +261,8 @@ enum CastRemoval {
     of cast: Double, confidence: Double, ramp: (start: Double, full: Double)
   ) -> Double {
     guard confidence >= minimumConfidence else { return 0 }
-    let share = abs(cast) * Sizing.ramp(abs(cast), from: ramp.start, to: ramp.full)
+    let share =
+      abs(cast) * Sizing.ramp(abs(cast), from: ramp.start, to: ramp.full)
       * Sizing.clamp(confidence * 1.25, 0, 1)
     guard share >= 0.04 else { return 0 }
     return cast < 0 ? -share : share

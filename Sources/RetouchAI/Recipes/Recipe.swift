@@ -76,7 +76,7 @@ struct RecipeProposal: Sendable {
 extension PhotoAnalysis {
   /// L* (0...100) at percentile 1, 5, 25, 50, 75, 95 or 99 (other values use the nearest).
   func lightness(percentile: Int) -> Double {
-    let keys = [1, 5, 25, 50, 75, 95, 99]
+    let keys = ExposureAnalysis.percentileKeys
     let ps = exposure.lightnessPercentiles
     guard !ps.isEmpty else { return 50 }
     let i =
@@ -120,6 +120,16 @@ enum Sizing {
 }
 
 extension ExposureAnalysis {
+  /// The percentiles ``lightnessPercentiles`` holds, in its order.
+  static let percentileKeys = [1, 5, 25, 50, 75, 95, 99]
+
+  /// How backlit the photo is with the light in frame (0...1): the brightest percent 35–50 L*
+  /// above the median (sun, sky or lamps in the picture); 0 without percentiles.
+  var backlit: Double {
+    let p = lightnessPercentiles
+    return p.count == 7 ? ExposureMeasurement.smoothstep(35, 50, p[6] - p[3]) : 0
+  }
+
   /// L* `l` as it will be once a measured underexposure is undone: its linear luminance times
   /// `2^suggestedEV` when that is positive (Brighten's move), else `l` as measured.
   func lightnessOnceExposed(_ l: Double) -> Double {

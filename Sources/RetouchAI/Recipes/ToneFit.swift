@@ -69,15 +69,18 @@ enum ToneFit {
   /// encoded 1st percentile sits above where a clean photo keeps it (L* 2), times `strength`
   /// (0...1); the fit keeps the whites where they are.
   static func blackLevelRemoval(_ a: PhotoAnalysis, strength: Double) -> [EditSettingType: Double] {
-    let keys = [1, 5, 25, 50, 75, 95, 99]
-    let levels = keys.map { SRGBTables.encodeExact(luminance(lightness: a.lightness(percentile: $0))) }
+    let levels = ExposureAnalysis.percentileKeys.map {
+      SRGBTables.encodeExact(luminance(lightness: a.lightness(percentile: $0)))
+    }
     let cleanBlack = SRGBTables.encodeExact(luminance(lightness: 2))
     let k = max(levels[0] - cleanBlack, 0) / (1 - cleanBlack) * strength
     guard k > 0.01 else { return [:] }
     let targets = levels.map { max(($0 - k) / (1 - k), 0) }
     return fit(
       levels: levels, targets: targets, weights: [2, 1.5, 1, 1, 1, 1, 1.5],
-      limits: [.blacks: -1...0, .whites: -0.3...0.3, .brightness: -0.5...0.5, .contrast: -0.2...0.5])
+      limits: [
+        .blacks: -1...0, .whites: -0.3...0.3, .brightness: -0.5...0.5, .contrast: -0.2...0.5,
+      ])
   }
 
   /// Sliders that take away a veil of linear light (haze, lifted blacks): the measured black
@@ -87,8 +90,7 @@ enum ToneFit {
   /// `I = t·J + (1 − t)·A` whatever the airlight's brightness `A`: the veil adds the same light
   /// to black and white, and the contrast it took is the ratio of the two spans (`1/t`).
   static func veilRemoval(_ a: PhotoAnalysis, strength: Double) -> [EditSettingType: Double] {
-    let keys = [1, 5, 25, 50, 75, 95, 99]
-    let ls = keys.map { a.lightness(percentile: $0) }
+    let ls = ExposureAnalysis.percentileKeys.map { a.lightness(percentile: $0) }
     let ys = ls.map { luminance(lightness: $0) }
     let cleanBlack = luminance(lightness: 3)
     let k = max(ys[0] - cleanBlack, 0) * strength

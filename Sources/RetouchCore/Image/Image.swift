@@ -115,12 +115,12 @@ public struct Image: Sendable {
     }
   }
 
-  /// Names the current pixel contents: equal identities mean equal pixels (the same block,
-  /// not written since). For caches of values derived from the pixels (e.g. a tone guide).
   /// Whether this value is the only one holding its pixels, so mutating it will not copy them
   /// (false while a caller keeps another copy, e.g. the source an editor re-renders).
   package mutating func holdsUniqueStorage() -> Bool { isKnownUniquelyReferenced(&storage) }
 
+  /// Names the current pixel contents: equal identities mean equal pixels (the same block,
+  /// not written since). For caches of values derived from the pixels (e.g. a tone guide).
   package var contentIdentity: ImageContentIdentity {
     ImageContentIdentity(serial: storage.serial, version: storage.version, size: size, format: format)
   }

@@ -67,11 +67,10 @@ package enum PixelBlock {
     guard size >= ImageStorage.hugeThreshold else {
       return UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 64)
     }
-    let alignment = ImageStorage.hugeAlignment
-    let rounded = (size + alignment - 1) / alignment * alignment
+    let rounded = hugeSize(size)
     if let kept = Recycler.shared.take(rounded) { return kept }
     var raw: UnsafeMutableRawPointer?
-    guard posix_memalign(&raw, alignment, rounded) == 0, let block = raw else {
+    guard posix_memalign(&raw, ImageStorage.hugeAlignment, rounded) == 0, let block = raw else {
       fatalError("out of memory allocating \(size) bytes of pixels")
     }
     #if os(Linux)
@@ -86,9 +85,13 @@ package enum PixelBlock {
       pointer.deallocate()
       return
     }
+    for block in Recycler.shared.keep(pointer, hugeSize(size)) { free(block) }
+  }
+
+  /// A large block's size: `size` rounded up to whole huge pages.
+  static func hugeSize(_ size: Int) -> Int {
     let alignment = ImageStorage.hugeAlignment
-    let rounded = (size + alignment - 1) / alignment * alignment
-    for block in Recycler.shared.keep(pointer, rounded) { free(block) }
+    return (size + alignment - 1) / alignment * alignment
   }
 
   /// Freed large blocks kept for the next allocation of the same rounded size: at most

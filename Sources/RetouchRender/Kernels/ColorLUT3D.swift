@@ -304,7 +304,7 @@ public struct ColorLUT3D: Sendable {
     return unsafeBitCast(t, to: SIMD4<UInt32>.self) &- 0x4B40_0000
   }
 
-  /// The 8-bit kernel: ``apply8Fused(_:count:channels:gains:vignette:)`` without a
+  /// The 8-bit kernel: ``apply8Fused(_:count:channels:gains:vignette:source:)`` without a
   /// gain or a vignette, row by row (see there for the fixed point and the measurements).
   func apply8(
     _ base: UnsafeMutableRawPointer, width: Int, rows: Range<Int>, channels: Int

@@ -52,7 +52,7 @@ extension ColorLUT3D {
   /// The grid size the fused kernel's input table is built for.
   static let fusedSize = 33
 
-  /// Whether ``apply8Fused(_:count:channels:gains:vignette:)`` can take gains with this table.
+  /// Whether ``apply8Fused(_:count:channels:gains:vignette:source:)`` can take gains with this table.
   var supportsFused8: Bool { size == Self.fusedSize }
 
   /// Linear light in 16384 steps (the index of ``PixelStages/linearToCode8``) → the encoded

@@ -252,23 +252,9 @@ struct PixelStages: Sendable {
   let grain: GrainField?
   let luma: (r: Float, g: Float, b: Float)
 
-  /// - Parameter guideSource: the image the tone guide comes from when local tone or clarity is
-  ///   set: the image being rendered before noise reduction and sharpening, or any smaller copy
-  ///   of it (the guide maps by unit coordinates, so only the framing must match). Guides are
-  ///   cached by the image's contents (``ToneGuideCache``), so re-rendering the same preview
-  ///   after a slider move reuses it.
-  init(
-    config: EditConfig, width: Int, height: Int, colorSpace: ColorSpace, guideSource: Image?,
-    renderScale: Double, vignette amount: Double, options: RenderOptions
-  ) {
-    let guide =
-      RenderPlan.needsToneGuide(config)
-      ? guideSource.map { ToneGuideCache.shared.guide(for: $0, threads: options.threads) } : nil
-    self.init(
-      config: config, width: width, height: height, colorSpace: colorSpace, guide: guide,
-      renderScale: renderScale, vignette: amount, options: options)
-  }
-
+  /// - Parameter guide: the tone guide of the photo before noise reduction and sharpening, used
+  ///   when local tone or clarity is set (renders fetch it from ``ToneGuideCache`` or the
+  ///   pre-pass cache, so a re-rendered preview reuses it).
   init(
     config: EditConfig, width: Int, height: Int, colorSpace: ColorSpace, guide: ToneGuide?,
     renderScale: Double, vignette amount: Double, options: RenderOptions
@@ -437,7 +423,7 @@ struct PixelStages: Sendable {
 
   /// ``processRow(_:_:width:channels:eightBit:scratch:)`` for 8-bit rows with a colour table
   /// and neither clarity nor grain: local tone, table and vignette in one pass
-  /// (``ColorLUT3D/apply8Fused(_:count:channels:gains:vignette:)``), the vignette skipped inside
+  /// (``ColorLUT3D/apply8Fused(_:count:channels:gains:vignette:source:)``), the vignette skipped inside
   /// its inner ellipse, where it is exactly 1.
   ///
   /// - Parameter source: the row to read when it is not `row` itself (nil: in place).
