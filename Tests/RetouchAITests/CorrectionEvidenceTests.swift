@@ -123,4 +123,30 @@ struct CorrectionEvidenceTests {
       abs(after - before) < 0.5 * abs(cast - before),
       "warmth \(before) → cast \(cast) → after \(after)")
   }
+
+  /// Snow in shade (g84) underexposed by 0.7, 1.3 and 2 EV in linear light: the grey, flat
+  /// frame keeps its median near its own whites, so its darkest percent (the leaf) is not a
+  /// lifted black level to pull down, nor a veil, and its blue is the snow's, not a cast. The
+  /// suggestion must not darken it further or warm it (it darkened by brightness −0.5 and
+  /// blacks −1, or warmed by +0.7).
+  @Test(arguments: [-0.7, -1.3, -2.0])
+  func underexposedSnowIsNotDarkenedOrWarmed(ev: Double) throws {
+    let snow = try Self.photo("g84")
+    let k = pow(2, ev)
+    let under = AnalysisFixtures.gained(snow, k, k, k)
+    #expect(engine.analysis(of: under).brightDominated > 0.9)
+    let config = engine.topSuggestion(for: under)
+    let c = config ?? .neutral
+    #expect(c.value(of: .blacks) >= 0, "\(c)")
+    #expect(c.value(of: .brightness) >= 0, "\(c)")
+    #expect(c.value(of: .exposure) >= 0, "\(c)")
+    #expect(c.value(of: .temperature) <= 0, "\(c)")
+  }
+
+  /// The bright-dominated measure does not mistake a lifted black level on an ordinary photo
+  /// (d11, display values `0.1 + 0.9·x`) for snow: its median stays well inside its span.
+  @Test func liftedOrdinaryPhotoIsNotBrightDominated() throws {
+    let lifted = AnalysisFixtures.mapped(try Self.photo("d11")) { _, v in 0.1 + 0.9 * v }
+    #expect(engine.analysis(of: lifted).brightDominated < 0.1)
+  }
 }

@@ -157,11 +157,16 @@ extension Recipe {
     // Sky, sea, ice, snow in shade: when blue and aqua colour most of the photo, a cool estimate
     // is usually the colour of the scene, not of the light. Warming it needs a trusted estimate:
     // the confidence required rises from the usual minimum to 0.6 as blue and aqua go from 60 %
-    // to 90 % of the photo's colour.
+    // to 90 % of the photo's colour. A frame made mostly of its brightest material that is
+    // blue (snow in shade, a pale sky; ``PhotoAnalysis/brightDominated``) is not warmed at all:
+    // both estimates read that material as the light, and its blue is the scene's. Underexposed
+    // snow in shade measured −0.59 with confidence 0.96 and was warmed by +0.7.
     if !warm {
+      let blueMaterial = a.brightDominated * Sizing.ramp(a.color.blueShare, from: 0.5, to: 0.7)
       let required =
         CastRemoval.minimumConfidence
         + (0.6 - CastRemoval.minimumConfidence) * Sizing.ramp(a.color.blueShare, from: 0.6, to: 0.9)
+        + blueMaterial
       guard CastRemoval.trust(a) >= required else { return nil }
     }
     let removed = CastRemoval.removedShare(

@@ -49,11 +49,12 @@ extension Recipe {
     var p: [EditSettingType: Double]
     // A black level raised in the display values (a faded print or scan, a lifted-blacks
     // export): the darkest percent sits well above where a photo's blacks are (L* 0–12), but
-    // below where fog, mist or snow keep theirs. In a frame whose median is already bright
-    // (L* 72–80 and up: snow, a white wall, a pale sky) the darkest percent is a dark thing in
-    // the scene, not a black level that was lifted.
-    let lifted = Sizing.ramp(p1, from: 10, to: 22) * (1 - Sizing.ramp(p1, from: 28, to: 38))
-      * (1 - Sizing.ramp(a.lightness(percentile: 50), from: 72, to: 80))
+    // below where fog, mist or snow keep theirs. In a frame made mostly of its brightest
+    // material (snow, a white wall, a pale sky) the darkest percent is a dark thing in the
+    // scene, not a black level that was lifted (``PhotoAnalysis/brightDominated``).
+    let lifted =
+      Sizing.ramp(p1, from: 10, to: 22) * (1 - Sizing.ramp(p1, from: 28, to: 38))
+      * (1 - a.brightDominated)
     if veil > 0 {
       p = ToneFit.veilRemoval(a, strength: 0.95)
       // A veil also washes colour out.
@@ -150,16 +151,34 @@ extension Recipe {
 }
 
 extension PhotoAnalysis {
+  /// How clearly the frame is made mostly of its own brightest material (snow, a white wall, a
+  /// pale sky), 0...1: its median is bright (L* 72–80 and up), or sits in the top eighth of the
+  /// span from its darkest to its brightest percent whatever the exposure (the median 78–86 %
+  /// of the way up). Lifting blacks keeps white where it is, so a lifted photo keeps that
+  /// span's proportions (medians 55–70 % up on the shared set), while underexposed snow keeps
+  /// its median near its whites (89 % up at −0.7, −1.3 and −2 EV) with both far below white;
+  /// pulling its blacks down would only darken it further.
+  var brightDominated: Double {
+    let p1 = lightness(percentile: 1), p50 = lightness(percentile: 50)
+    let p99 = lightness(percentile: 99)
+    let span = p99 - p1
+    let position = span > 10 ? (p50 - p1) / span : 0
+    return max(Sizing.ramp(p50, from: 72, to: 80), Sizing.ramp(position, from: 0.78, to: 0.86))
+  }
+
   /// How clearly the photo is veiled (haze, a washed-out copy), 0...1: a raised black level
   /// and flattened tones must both show (a bright, soft scene alone is not veiled). A black
   /// level at L* 12–42 is often the scene itself (fog, mist, snow, a soft print): only a
   /// clearly raised one (the darkest percent at L* ≥ 45) counts as a veil to remove. Scattered
   /// light lifts the tones toward the air's brightness but blows nothing, so a photo with a
   /// fifth to two fifths of it white without detail (``ExposureAnalysis/blownShare``) is
-  /// overexposed (snow, sand or a bright sky given too much light), not veiled.
+  /// overexposed (snow, sand or a bright sky given too much light), not veiled. A veil also
+  /// pulls the median down toward the black level it raised (medians 5–49 % of the way up the
+  /// span on the shared set's hazy copies), so a frame made mostly of its brightest material
+  /// (``brightDominated``: snow, 86–89 % up) is not veiled either.
   var veil: Double {
     Sizing.ramp(lightnessOnceExposed(percentile: 1), from: 43, to: 53)
       * Sizing.ramp(24 - exposure.lightnessDeviation, from: 2, to: 10)
-      * (1 - Sizing.ramp(exposure.blownShare ?? 0, from: 0.2, to: 0.4))
+      * (1 - Sizing.ramp(exposure.blownShare ?? 0, from: 0.2, to: 0.4)) * (1 - brightDominated)
   }
 }
