@@ -149,4 +149,31 @@ struct CorrectionEvidenceTests {
     let lifted = AnalysisFixtures.mapped(try Self.photo("d11")) { _, v in 0.1 + 0.9 * v }
     #expect(engine.analysis(of: lifted).brightDominated < 0.1)
   }
+
+  /// A night shop front (g56, half of the frame black) exported with lifted blacks (display
+  /// values `0.08 + 0.92·x`, the harness's mild lift): the black base now sits at L* 6, but it
+  /// is still the night, so the photo is not brightened (it got +0.95 EV, which turned the
+  /// night grey).
+  @Test func liftedNightIsNotBrightened() throws {
+    let night = try Self.photo("g56")
+    let lifted = AnalysisFixtures.mapped(night) { _, v in 0.08 + 0.92 * v }
+    let config = engine.topSuggestion(for: lifted) ?? .neutral
+    #expect(config.value(of: .exposure) < 0.2, "\(config)")
+    #expect(config.value(of: .brightness) <= 0, "\(config)")
+  }
+
+  /// The floor share counts what lies within 5 L* above the darkest percent, and nothing else.
+  @Test func floorShareCountsTheBlackFloor() {
+    let bins = PixelStatistics.histogramBins
+    let lOfBin = PixelStatistics.lightnessOfBin
+    func bin(_ l: Float) -> Int { lOfBin.firstIndex { $0 >= l } ?? bins - 1 }
+    var hist = [Int](repeating: 0, count: bins)
+    hist[bin(6)] = 400  // a lifted black base at L* 6
+    hist[bin(10.5)] = 100  // just inside the floor (6 + 5)
+    hist[bin(12)] = 100  // above it
+    hist[bin(60)] = 400
+    let share = ExposureMeasurement.floorShare(hist, above: 6, total: 1000)
+    #expect(abs(share - 0.5) < 1e-9, "\(share)")
+    #expect(ExposureMeasurement.floorShare(hist, above: 0, total: 1000) == 0)
+  }
 }
