@@ -176,4 +176,19 @@ struct CorrectionEvidenceTests {
     #expect(abs(share - 0.5) < 1e-9, "\(share)")
     #expect(ExposureMeasurement.floorShare(hist, above: 0, total: 1000) == 0)
   }
+
+  /// The same night scene with sensor noise (the harness's mild level): its black base is no
+  /// longer pure black anywhere, but it is grainy black, so the photo is still not brightened
+  /// (it got +1.05 EV). A sunset silhouette (g74) underexposed by 2 EV has as large a dark
+  /// floor, but a smooth one, and is brightened.
+  @Test func noisyNightIsNotBrightenedButDarkSunsetIs() throws {
+    let night = try Self.photo("g56")
+    let noisy = AnalysisFixtures.sensorNoise(night, a: 0.002, b: 2e-5, seed: 7)
+    let config = engine.topSuggestion(for: noisy) ?? .neutral
+    #expect(config.value(of: .exposure) < 0.2, "\(config)")
+    let sunset = try Self.photo("g74")
+    let dark = AnalysisFixtures.gained(sunset, 0.25, 0.25, 0.25)
+    let brightened = try #require(engine.topSuggestion(for: dark))
+    #expect(brightened.value(of: .exposure) > 1, "\(brightened)")
+  }
 }

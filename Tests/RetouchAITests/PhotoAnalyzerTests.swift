@@ -42,6 +42,19 @@ enum AnalysisFixtures {
     return out
   }
 
+  /// Adds seeded sensor noise in linear light, as the harness does: variance `a·x + b` per
+  /// component (signal-dependent shot noise plus read noise), clipped to `0...1`.
+  static func sensorNoise(_ image: Image, a: Double, b: Double, seed: UInt64) -> Image {
+    var random = SeededRandom(seed: seed)
+    return mapped(image) { _, v in
+      let x = SRGBTables.decodeExact(v)
+      let u1 = max(Double.ulpOfOne, Double(random.next() >> 11) / Double(1 << 53))
+      let u2 = Double(random.next() >> 11) / Double(1 << 53)
+      let z = (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
+      return SRGBTables.encodeExact(min(1, max(0, x + (a * x + b).squareRoot() * z)))
+    }
+  }
+
   /// Adds seeded Gaussian noise of `sigma` code values to every component.
   static func noisy(_ image: Image, sigma: Double, seed: UInt64) -> Image {
     var random = SeededRandom(seed: seed)
@@ -70,14 +83,18 @@ enum AnalysisFixtures {
       for y in 0..<h {
         for x in 0..<w {
           var s = 0.0
-          for k in -radius...radius { s += kernel[k + radius] * planes[c][y * w + min(w - 1, max(0, x + k))] }
+          for k in -radius...radius {
+            s += kernel[k + radius] * planes[c][y * w + min(w - 1, max(0, x + k))]
+          }
           tmp[y * w + x] = s
         }
       }
       for y in 0..<h {
         for x in 0..<w {
           var s = 0.0
-          for k in -radius...radius { s += kernel[k + radius] * tmp[min(h - 1, max(0, y + k)) * w + x] }
+          for k in -radius...radius {
+            s += kernel[k + radius] * tmp[min(h - 1, max(0, y + k)) * w + x]
+          }
           planes[c][y * w + x] = s
         }
       }
@@ -127,9 +144,11 @@ struct ExposureAnalysisTests {
         for x in 0..<100 {
           let i = (y * 100 + x) * 3
           let (r, g, b): (UInt8, UInt8, UInt8) =
-            y < 10 ? (1, 2, 0)  // 10 % crushed
-            : y < 30 ? (255, 120, 90)  // 20 % with one blown channel
-            : (UInt8(60 + x), 110, UInt8(140 - x / 2))
+            y < 10
+            ? (1, 2, 0)  // 10 % crushed
+            : y < 30
+              ? (255, 120, 90)  // 20 % with one blown channel
+              : (UInt8(60 + x), 110, UInt8(140 - x / 2))
           raw[i] = r
           raw[i + 1] = g
           raw[i + 2] = b
@@ -187,7 +206,8 @@ struct ExposureAnalysisTests {
   /// g89 (18 MP, nothing above ~24/255, shot at EV100 12) is underexposed, not dark on purpose.
   @Test func severelyUnderexposedRoom() throws {
     let decoded = try AnalysisFixtures.decode("g89", longEdge: 1536)
-    let e = analyzer.analyze(decoded.image, metadata: decoded.metadata, measureNoise: false).exposure
+    let e = analyzer.analyze(decoded.image, metadata: decoded.metadata, measureNoise: false)
+      .exposure
     #expect(e.suggestedEV >= 3)
     #expect(!e.isDarkOnPurpose)
     #expect(e.sceneEV100 ?? 0 > 11)

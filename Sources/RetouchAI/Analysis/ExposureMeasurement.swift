@@ -55,6 +55,38 @@ enum ExposureMeasurement {
     return Double(count) / Double(max(1, total))
   }
 
+  /// Mean L* step between neighbouring black-floor pixels over which the floor counts as
+  /// grainy. At 512 px a clean dark floor steps 0.1–0.45 L* (a black frame, a night base, a
+  /// sunset underexposed by 2 EV); the harness's sensor noise (σ² = 0.002·x + 2·10⁻⁵ in linear
+  /// light, at 768 px) steps 0.9–1.5.
+  static let grainyFloor = 0.5...0.8
+
+  /// Mean absolute L* difference of horizontally neighbouring pixels that both lie within
+  /// ``floorWidth`` above `lightness` (the darkest percent's L*, under 3 so the floor stays on
+  /// the linear segment of L*, `L* = 903.3·Y`). 0 without such pairs. One pass over the
+  /// luminance plane.
+  static func floorGrain(_ stats: PixelStatistics, above lightness: Double) -> Double {
+    let scale: Float = 24389.0 / 27.0
+    let limit = Float(min(lightness + floorWidth, 8)) / scale
+    var sum: Float = 0
+    var pairs = 0
+    stats.luminancePlane.withUnsafeBufferPointer { plane in
+      for y in 0..<stats.height {
+        let row = y * stats.width
+        var previous = plane[row]
+        for x in 1..<max(1, stats.width) {
+          let v = plane[row + x]
+          if v <= limit && previous <= limit {
+            sum += abs(v - previous)
+            pairs += 1
+          }
+          previous = v
+        }
+      }
+    }
+    return pairs == 0 ? 0 : Double(sum * scale) / Double(pairs)
+  }
+
   /// Spread of L* between the 1st and 99th percentile over which brightening fades in: below
   /// about 8 there is no picture to expose (a black frame, a flat grey veil).
   static let minimumContentRange = 8.0...20.0
@@ -147,13 +179,21 @@ enum ExposureMeasurement {
       // the white point alone does not prove the photo too dark. The night picture without EXIF
       // keeps its own rule above.
       if !nightPicture && !brightScene {
-        let n0 = Double(stats.totals.shadowClipped) / n
+        var n0 = Double(stats.totals.shadowClipped) / n
+        // Sensor noise scatters a black base over the first few L* (clipped at 0, then
+        // averaged by the downscale), so almost none of it stays pure black: a floor within
+        // 5 L* of a darkest percent under L* 2–4 counts as black when it is grainy.
+        let floor = floorShare(hist, above: percentiles[0], total: stats.pixelCount)
+        if percentiles[0] < 4, floor > n0 {
+          let grainy = smoothstep(grainyFloor.lowerBound, grainyFloor.upperBound,
+            floorGrain(stats, above: percentiles[0]))
+          n0 = max(n0, floor * grainy * (1 - smoothstep(2, 4, percentiles[0])))
+        }
         ev *= 1 - smoothstep(lowKeyBlackShare.lowerBound, lowKeyBlackShare.upperBound, n0)
         // Underexposure lowers the black level. A dark frame whose black level is raised
         // (the darkest percent at L* 3–6 and up) with a large part of it lying on that level
         // is a black base whose blacks were lifted (a matte export of a night scene): taking
         // the lift off is Punch's, and brightening would turn the base grey.
-        let floor = floorShare(hist, above: percentiles[0], total: stats.pixelCount)
         ev *= 1 - smoothstep(3, 6, percentiles[0])
           * smoothstep(liftedFloorShare.lowerBound, liftedFloorShare.upperBound, floor)
       }
