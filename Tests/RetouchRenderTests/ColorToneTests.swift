@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import RetouchCore
 import RetouchTestSupport
 import Testing
@@ -213,11 +214,40 @@ struct ColorToneTests {
     #expect(cool.2 > cool.0 + 0.05, "\(cool)")
   }
 
+  /// A grey veil of linear light, `I = t·J + (1 − t)·A` (airlight A = 0.75, t = 0.55, the
+  /// harness's strong haze), is taken off by Dehaze `(1 − t)·A / 0.5` and exposure
+  /// `log2(1/t)` − the veil's own scale: colours come back within 1.5 % of linear light
+  /// (the tables' interpolation), hue included. Negative Dehaze adds a veil.
+  @Test func dehazeTakesOffAGreyVeilOfLinearLight() {
+    let t = 0.55, airlight = 0.75
+    let veil = (1 - t) * airlight
+    // (I − veil)/(1 − veil) = t·J/(1 − veil), so exposure multiplies by (1 − veil)/t.
+    let dehazed = transform([.dehaze: veil / 0.5, .exposure: log2((1 - veil) / t)])
+    for j in [SIMD3<Double>(0.6, 0.35, 0.25), SIMD3(0.05, 0.2, 0.6), SIMD3(0.3, 0.3, 0.3)] {
+      let hazy = j * t + SIMD3(repeating: veil)
+      let out = dehazed.apply(
+        SRGBTransfer.encode(Float(hazy.x)), SRGBTransfer.encode(Float(hazy.y)),
+        SRGBTransfer.encode(Float(hazy.z)))
+      let back = SIMD3(
+        Double(SRGBTransfer.decode(out.0)), Double(SRGBTransfer.decode(out.1)),
+        Double(SRGBTransfer.decode(out.2)))
+      for c in 0..<3 {
+        #expect(abs(back[c] - j[c]) < 0.015 * max(j[c], 0.1), "\(j) → \(back)")
+      }
+    }
+    // White stays white, black gets darker; a negative value lifts black to the veil.
+    #expect(grey(transform([.dehaze: 0.6]), 1) > 0.9999)
+    #expect(grey(transform([.dehaze: 0.6]), 0.5) < 0.5)
+    let hazier = transform([.dehaze: -0.6])
+    #expect(abs(SRGBTransfer.decode(grey(hazier, 0)) - 0.3) < 0.005)
+    #expect(grey(hazier, 1) > 0.9999)
+  }
+
   @Test func outputStaysInRangeForExtremeEdits() {
     let t = transform(
       [
         .exposure: 4, .contrast: 1, .saturation: 1, .vibrance: 1, .whites: 1, .blacks: -1,
-        .temperature: 1, .tint: 1, .shadowWarmth: 1,
+        .temperature: 1, .tint: 1, .shadowWarmth: 1, .dehaze: 1,
       ], look: LookSelection(.chrome))
     var rng = SeededRandom(seed: 31)
     for _ in 0..<2000 {

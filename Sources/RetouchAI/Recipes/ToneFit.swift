@@ -89,22 +89,26 @@ enum ToneFit {
   /// where it is, `Y' = (Y − k)·w/(w − k)`. That inverts an airlight veil
   /// `I = t·J + (1 − t)·A` whatever the airlight's brightness `A`: the veil adds the same light
   /// to black and white, and the contrast it took is the ratio of the two spans (`1/t`).
+  ///
+  /// Done exactly, on every channel in linear light: Dehaze removes `k` keeping white at 1,
+  /// `(Y − k)/(1 − k)`, and Exposure scales by `w·(1 − k)/(w − k)` to put `w` back. Tone curves
+  /// on encoded values (Blacks, Brightness, Contrast) only approximated it and twisted hues:
+  /// on the shared set's two face photos they moved skin hue by a further 2–5° beyond the
+  /// haze's own.
   static func veilRemoval(_ a: PhotoAnalysis, strength: Double) -> [EditSettingType: Double] {
     let ls = ExposureAnalysis.percentileKeys.map { a.lightness(percentile: $0) }
     let ys = ls.map { luminance(lightness: $0) }
     let cleanBlack = luminance(lightness: 3)
-    let k = max(ys[0] - cleanBlack, 0) * strength
+    let k = min(max(ys[0] - cleanBlack, 0) * strength, 0.5)
     // A veil over a frame with no span of its own (all one grey) shows no white level: the
-    // white is taken at least 0.4 above the black level, as the old `1 − k` stretch did there.
+    // white is taken at least 0.4 above the black level.
     let w = max(ys[6], min(1, k + 0.4))
     guard k > 0.002, w - k > 0.05 else { return [:] }
-    let levels = ys.map { SRGBTables.encodeExact($0) }
-    let targets = ys.map { SRGBTables.encodeExact(min(max(($0 - k) * w / (w - k), 0), 1)) }
-    return fit(
-      levels: levels, targets: targets, weights: [2, 1.5, 1, 1, 1, 1, 1.5],
-      limits: [
-        .exposure: -1.2...0.5, .blacks: -1...0.2, .whites: -0.2...1, .brightness: -1...0.5,
-        .contrast: -0.2...0.8,
-      ])
+    let dehaze = Sizing.step(k / 0.5)
+    let removed = 0.5 * dehaze
+    let exposure = Sizing.step(log2(w * (1 - removed) / (w - removed)))
+    var p: [EditSettingType: Double] = [.dehaze: dehaze]
+    if exposure != 0 { p[.exposure] = exposure }
+    return p
   }
 }

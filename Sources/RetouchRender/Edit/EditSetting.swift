@@ -49,7 +49,8 @@ public struct EditSetting: Sendable, Hashable, Identifiable {
 
   /// The sliders of an editor's adjust screen: Light, Colour, Detail, Effects.
   public static var available: [EditSetting] {
-    EditSettingType.allCases.filter { [.light, .color, .detail, .effects].contains($0.group) }.map(\.setting)
+    EditSettingType.allCases.filter { [.light, .color, .detail, .effects].contains($0.group) }.map(
+      \.setting)
   }
 
   /// The colour-mixer sliders of one channel, one per band in hue order.
@@ -58,7 +59,9 @@ public struct EditSetting: Sendable, Hashable, Identifiable {
   }
 
   /// The sliders of the crop screen.
-  public static var rotationSettings: [EditSetting] { [EditSettingType.straighten.setting, EditSettingType.aspectRatio.setting] }
+  public static var rotationSettings: [EditSetting] {
+    [EditSettingType.straighten.setting, EditSettingType.aspectRatio.setting]
+  }
 }
 
 extension EditSettingType {
@@ -66,7 +69,8 @@ extension EditSettingType {
   public var setting: EditSetting {
     let (en, zh, symbol, lo, hi, step) = Self.table[self] ?? Self.mixerRow(self)
     return EditSetting(
-      type: self, name: LocalizedText(en, zh: zh), symbolName: symbol, minimum: lo, maximum: hi, step: step)
+      type: self, name: LocalizedText(en, zh: zh), symbolName: symbol, minimum: lo, maximum: hi,
+      step: step)
   }
 
   private typealias Row = (String, String, String, Double, Double, Double)
@@ -79,6 +83,7 @@ extension EditSettingType {
     .shadows: ("Shadows", "阴影", "circle.lefthalf.filled.inverse", -1, 1, 0.01),
     .whites: ("Whites", "白色色阶", "circle", -1, 1, 0.01),
     .blacks: ("Blacks", "黑点", "circle.fill", -1, 1, 0.01),
+    .dehaze: ("Dehaze", "去雾", "sun.haze", -1, 1, 0.01),
     .saturation: ("Saturation", "饱和度", "drop", -1, 1, 0.01),
     .vibrance: ("Vibrance", "自然饱和度", "drop.halffull", -1, 1, 0.01),
     .temperature: ("Warmth", "色温", "thermometer.medium", -1, 1, 0.01),
@@ -91,7 +96,9 @@ extension EditSettingType {
     .grain: ("Grain", "颗粒", "circle.grid.3x3", 0, 1, 0.01),
     .backgroundBlur: ("Background Blur", "背景虚化", "f.cursive.circle", 0, 1, 0.01),
     .straighten: ("Straighten", "拉直", "level", -45, 45, 0.1),
-    .aspectRatio: ("Aspect Ratio", "宽高比", "aspectratio", 0, Double(EditAspectRatio.allCases.count - 1), 1),
+    .aspectRatio: (
+      "Aspect Ratio", "宽高比", "aspectratio", 0, Double(EditAspectRatio.allCases.count - 1), 1
+    ),
   ]
 
   private static func mixerRow(_ type: EditSettingType) -> Row {

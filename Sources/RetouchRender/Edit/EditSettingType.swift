@@ -5,7 +5,7 @@
 /// Raw values are the stable JSON keys of ``EditConfig``; never rename one.
 public enum EditSettingType: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
   // Light
-  case exposure, brightness, contrast, highlights, shadows, whites, blacks
+  case exposure, brightness, contrast, highlights, shadows, whites, blacks, dehaze
   // Colour
   case saturation, vibrance, temperature, tint, shadowWarmth
   // Detail
@@ -15,15 +15,18 @@ public enum EditSettingType: String, Sendable, Hashable, Codable, CaseIterable, 
   // Geometry
   case straighten, aspectRatio
   // Colour mixer: hue, saturation and luminance of eight bands.
-  case redHue = "mixer.red.hue", redSaturation = "mixer.red.saturation", redLuminance = "mixer.red.luminance"
+  case redHue = "mixer.red.hue", redSaturation = "mixer.red.saturation", redLuminance =
+    "mixer.red.luminance"
   case orangeHue = "mixer.orange.hue", orangeSaturation = "mixer.orange.saturation"
   case orangeLuminance = "mixer.orange.luminance"
   case yellowHue = "mixer.yellow.hue", yellowSaturation = "mixer.yellow.saturation"
   case yellowLuminance = "mixer.yellow.luminance"
   case greenHue = "mixer.green.hue", greenSaturation = "mixer.green.saturation"
   case greenLuminance = "mixer.green.luminance"
-  case aquaHue = "mixer.aqua.hue", aquaSaturation = "mixer.aqua.saturation", aquaLuminance = "mixer.aqua.luminance"
-  case blueHue = "mixer.blue.hue", blueSaturation = "mixer.blue.saturation", blueLuminance = "mixer.blue.luminance"
+  case aquaHue = "mixer.aqua.hue", aquaSaturation = "mixer.aqua.saturation", aquaLuminance =
+    "mixer.aqua.luminance"
+  case blueHue = "mixer.blue.hue", blueSaturation = "mixer.blue.saturation", blueLuminance =
+    "mixer.blue.luminance"
   case purpleHue = "mixer.purple.hue", purpleSaturation = "mixer.purple.saturation"
   case purpleLuminance = "mixer.purple.luminance"
   case magentaHue = "mixer.magenta.hue", magentaSaturation = "mixer.magenta.saturation"
@@ -36,7 +39,8 @@ public enum EditSettingType: String, Sendable, Hashable, Codable, CaseIterable, 
 
   public var group: Group {
     switch self {
-    case .exposure, .brightness, .contrast, .highlights, .shadows, .whites, .blacks: .light
+    case .exposure, .brightness, .contrast, .highlights, .shadows, .whites, .blacks, .dehaze:
+      .light
     case .saturation, .vibrance, .temperature, .tint, .shadowWarmth: .color
     case .sharpness, .noiseReduction, .clarity: .detail
     case .vignette, .grain, .backgroundBlur: .effects

@@ -21,6 +21,13 @@ import RetouchCore
 ///      and monotonic; tint moves it along the locus normal by `0.025 × tint` in uv (a greener
 ///      source white, so +1 turns the photo magenta and −1 green). A source white bluer than
 ///      D65 warms the photo, so positive temperature raises R/B of a grey. Exactly neutral at 0.
+///    - *Dehaze* (``EditSettingType/dehaze``, −1…1), before the white balance: positive values
+///      take away a grey veil of linear light `v = 0.5·dehaze`, `c' = (c − v)/(1 − v)` (clipped
+///      at 0), which exactly inverts the airlight model of haze, `I = t·J + (1 − t)·A`, for the
+///      part `(1 − t)·A` it names, and keeps white white; negative values add one,
+///      `c' = (1 − v)·c + v`. Done per channel in linear light, so the colours under the veil
+///      come back with their own hue (tone curves on encoded values twist it), and it folds
+///      into the stage's matrix plus one offset per channel.
 ///    - *Exposure* (``EditSettingType/exposure``, stops −4…4): every linear component is
 ///      multiplied by `2^stops`, so +1 doubles the light (18 % grey becomes 36 %, to within
 ///      the interpolation of the 4096-entry tables).
@@ -75,6 +82,7 @@ public struct ColorToneTransform: Sendable {
   // Linear stage.
   let hasLinearStage: Bool
   let matrix: [Float]  // row-major 3×3, exposure gain folded in
+  let offset: [Float]  // subtracted after the matrix (dehaze); zeros without it
   let decodeTable: [Float]  // encoded → linear, uniform in encoded
   let toneScale: Float  // linear → table index domain: u = sqrt(l · toneScale)
   // Tone stage (encoded → encoded; indexed by sqrt(linear / Lmax) when hasLinearStage).
@@ -98,8 +106,8 @@ public struct ColorToneTransform: Sendable {
   /// The settings this transform implements; any other setting is left to other stages.
   public static let coveredSettings: Set<EditSettingType> = {
     var s: Set<EditSettingType> = [
-      .exposure, .brightness, .contrast, .whites, .blacks, .saturation, .vibrance, .temperature,
-      .tint, .shadowWarmth,
+      .exposure, .brightness, .contrast, .whites, .blacks, .dehaze, .saturation, .vibrance,
+      .temperature, .tint, .shadowWarmth,
     ]
     for t in EditSettingType.allCases where t.group == .colorMixer { s.insert(t) }
     return s
@@ -132,13 +140,25 @@ public struct ColorToneTransform: Sendable {
       let gain = pow(2, exposure)
       m = m.map { $0 * gain }
     }
-    let linear = temperature != 0 || tint != 0 || exposure != 0
+    // Dehaze before the matrix: c' = a·c − b on every channel, so M·c' = (a·M)·c − b·M·1.
+    let dehaze = value(.dehaze)
+    let veil = 0.5 * abs(dehaze)
+    let (scale, shift) = dehaze > 0 ? (1 / (1 - veil), veil / (1 - veil)) : (1 - veil, -veil)
+    var o = [0.0, 0.0, 0.0]
+    if dehaze != 0 {
+      for row in 0..<3 {
+        o[row] = shift * (m[row * 3] + m[row * 3 + 1] + m[row * 3 + 2])
+      }
+      m = m.map { $0 * scale }
+    }
+    let linear = temperature != 0 || tint != 0 || exposure != 0 || dehaze != 0
     hasLinearStage = linear
     matrix = m.map { Float($0) }
+    offset = o.map { Float($0) }
     // The largest linear value any channel can reach from inputs in 0...1.
     var maxLinear = 1.0
     for row in 0..<3 {
-      let reach = (0..<3).reduce(0.0) { $0 + max(0, m[row * 3 + $1]) }
+      let reach = (0..<3).reduce(0.0) { $0 + max(0, m[row * 3 + $1]) } - o[row]
       maxLinear = max(maxLinear, reach)
     }
     let tableDomain = linear ? maxLinear : 1
@@ -249,10 +269,14 @@ public struct ColorToneTransform: Sendable {
     if hasLinearStage {
       let (lr, lg, lb) = (r, g, b)
       let m = matrix
+      let o = offset
       let s = toneScale
-      r = Self.lookup(toneTable, (max(0, m[0] * lr + m[1] * lg + m[2] * lb) * s).squareRoot())
-      g = Self.lookup(toneTable, (max(0, m[3] * lr + m[4] * lg + m[5] * lb) * s).squareRoot())
-      b = Self.lookup(toneTable, (max(0, m[6] * lr + m[7] * lg + m[8] * lb) * s).squareRoot())
+      r = Self.lookup(
+        toneTable, (max(0, m[0] * lr + m[1] * lg + m[2] * lb - o[0]) * s).squareRoot())
+      g = Self.lookup(
+        toneTable, (max(0, m[3] * lr + m[4] * lg + m[5] * lb - o[1]) * s).squareRoot())
+      b = Self.lookup(
+        toneTable, (max(0, m[6] * lr + m[7] * lg + m[8] * lb - o[2]) * s).squareRoot())
     }
 
     if saturationFactor != 1 {
