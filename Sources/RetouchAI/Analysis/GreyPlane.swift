@@ -57,18 +57,54 @@ package struct GreyPlane: Sendable, Hashable {
     let wx = AreaWeights(from: width, to: newWidth)
     let wy = AreaWeights(from: height, to: newHeight)
     let width = width, height = height
-    // Horizontal pass into a newWidth × height buffer, then vertical.
+    // Horizontal pass into a newWidth × height buffer, then vertical. Each output of the
+    // horizontal pass reads the same number of taps (the most any output needs, 2–3 when
+    // shrinking by less than 2×): the extra taps have weight 0 and read an in-bounds pixel, and
+    // adding 0 · s (+0) leaves the non-negative sum unchanged, so the values are those of
+    // variable-length sums; the fixed count lets the compiler unroll the loop (the variable one
+    // cost about as much as the face detector's whole pyramid).
+    let taps = wx.count.max() ?? 1
+    var tapIndex = [Int](repeating: 0, count: newWidth * taps)
+    var tapWeight = [Float](repeating: 0, count: newWidth * taps)
+    wx.withPointers { first, count, offset, weight in
+      for x in 0..<newWidth {
+        for k in 0..<taps {
+          tapIndex[x * taps + k] = k < count[x] ? first[x] + k : first[x]
+          tapWeight[x * taps + k] = k < count[x] ? weight[offset[x] + k] : 0
+        }
+      }
+    }
     var mid = [Float](repeating: 0, count: newWidth * height)
     values.withUnsafeBufferPointer { src in
       mid.withUnsafeMutableBufferPointer { dst in
-        wx.withPointers { first, count, offset, weight in
-          for y in 0..<height {
-            let row = src.baseAddress! + y * width
-            for x in 0..<newWidth {
-              let s = row + first[x], w = weight + offset[x]
-              var acc: Float = 0
-              for k in 0..<count[x] { acc += w[k] * s[k] }
-              dst[y * newWidth + x] = acc
+        tapIndex.withUnsafeBufferPointer { index in
+          tapWeight.withUnsafeBufferPointer { weight in
+            for y in 0..<height {
+              let row = src.baseAddress! + y * width
+              let out = dst.baseAddress! + y * newWidth
+              switch taps {
+              case 2:
+                for x in 0..<newWidth {
+                  var acc: Float = 0
+                  acc += weight[2 * x] * row[index[2 * x]]
+                  acc += weight[2 * x + 1] * row[index[2 * x + 1]]
+                  out[x] = acc
+                }
+              case 3:
+                for x in 0..<newWidth {
+                  var acc: Float = 0
+                  acc += weight[3 * x] * row[index[3 * x]]
+                  acc += weight[3 * x + 1] * row[index[3 * x + 1]]
+                  acc += weight[3 * x + 2] * row[index[3 * x + 2]]
+                  out[x] = acc
+                }
+              default:
+                for x in 0..<newWidth {
+                  var acc: Float = 0
+                  for k in 0..<taps { acc += weight[x * taps + k] * row[index[x * taps + k]] }
+                  out[x] = acc
+                }
+              }
             }
           }
         }
