@@ -444,8 +444,9 @@ inline void store(float *p, Block v) { *reinterpret_cast<BlockU *>(p) = v; }
 // (one chain waits on each add's latency), and in the column pass the four output rows share
 // 13 row loads instead of 40. All filters on all levels of a 448×336 search copy: 1.97 ms with
 // one row at a time in 256-bit halves, 1.50 ms so (one thread, best of 100).
-RT_WIDE void filter_add(const float *__restrict in, long rows, long stride, long width, const float *row,
-                const float *col, float *__restrict tmp, float *__restrict out) {
+RT_WIDE void filter_add(const float *__restrict in, long rows, long stride, long width,
+                        const float *row, const float *col, float *__restrict tmp,
+                        float *__restrict out) {
   const long oh = rows - kTaps + 1;
   Block rk[kTaps], ck[kTaps];
   for (long n = 0; n < kTaps; n++) {

@@ -125,8 +125,9 @@ enum AIBench {
       let kept = FaceDetector().detect(in: small)
       let encoder = JSONEncoder()
       encoder.outputFormatting = .sortedKeys
-      let analysis = try encoder.encode(
-        PhotoAnalyzer().analyzeSmall(small, fullSize: decoded.image.size, metadata: decoded.metadata))
+      let result = PhotoAnalyzer().analyzeSmall(
+        small, fullSize: decoded.image.size, metadata: decoded.metadata)
+      let analysis = try encoder.encode(result)
       var analysisHash: UInt64 = 14_695_981_039_346_656_037
       for byte in analysis { analysisHash = (analysisHash ^ UInt64(byte)) &* 1_099_511_628_211 }
       print(

@@ -45,7 +45,9 @@ package struct FocusMap: Sendable {
     var counts = [Int](repeating: 0, count: cols * rws)
     if w >= 3 && h >= 3 {
       // Tile column of each pixel column, computed once (an integer division per pixel was a
-      // good part of this pass); the row sums are reused from row to row.
+      // good part of this pass); the row sums are reused from row to row. Perf samples relative
+      // to the face detector's scan: 0.34 → 0.27 (about 1.5 → 1.2 ms of CPU at 512×384 on the
+      // loaded 2-vCPU machine; idle, less).
       let tileOfX = (0..<w).map { x in min(cols - 1, x * cols / w) }
       var lapRow = [Double](repeating: 0, count: cols)
       var gradRow = [Double](repeating: 0, count: cols)

@@ -50,7 +50,8 @@ package struct GreyPlane: Sendable, Hashable {
   /// The plane shrunk to exactly `width` × `height` by area averaging (each output pixel is the
   /// coverage-weighted mean of the source pixels under it). Returns `self` when the size is
   /// unchanged; never enlarges (traps on a larger size: a programming error).
-  /// Cost: ~0.2 ms for 512×384 → 448×336 (two passes over flat weight tables).
+  /// Cost: two passes over flat weight tables; with `bytes()`, about a quarter of the face
+  /// detector's C++ scan for 512×384 → 448×336 (~1 ms of CPU on the loaded 2-vCPU machine).
   package func areaResized(width newWidth: Int, height newHeight: Int) -> GreyPlane {
     precondition(newWidth > 0 && newHeight > 0 && newWidth <= width && newHeight <= height)
     if newWidth == width && newHeight == height { return self }
@@ -61,8 +62,9 @@ package struct GreyPlane: Sendable, Hashable {
     // horizontal pass reads the same number of taps (the most any output needs, 2–3 when
     // shrinking by less than 2×): the extra taps have weight 0 and read an in-bounds pixel, and
     // adding 0 · s (+0) leaves the non-negative sum unchanged, so the values are those of
-    // variable-length sums; the fixed count lets the compiler unroll the loop (the variable one
-    // cost about as much as the face detector's whole pyramid).
+    // variable-length sums; the fixed count lets the compiler unroll the loop. The face
+    // detector's grey copy (this reduction and `bytes()`), in perf samples relative to its C++
+    // scan: 0.32 → 0.24.
     let taps = wx.count.max() ?? 1
     var tapIndex = [Int](repeating: 0, count: newWidth * taps)
     var tapWeight = [Float](repeating: 0, count: newWidth * taps)

@@ -141,8 +141,10 @@ package struct SceneFeatures: Sendable {
 
   /// Cost: one pass over every other pixel of the copy and of its grey plane. The per-pixel
   /// tests count into integers without branches (the hue and the thresholds depend on the
-  /// photo's content, and as branches they mispredicted on most textured photos); the counts are
-  /// exact, so the shares are the same as when they were summed as Doubles.
+  /// photo's content), with one division for the hue instead of one per branch; the counts are
+  /// exact, so the shares are the same as when they were summed as Doubles. Measured as perf
+  /// samples relative to the face detector's C++ scan in `retouch-bench ai` (alternating runs):
+  /// 0.57 → 0.45, about 2.5 → 2 ms of CPU on a 384×512 copy on the loaded 2-vCPU machine.
   package init(image: Image, plane: GreyPlane, focus: FocusMap) {
     let w = image.width, h = image.height
     var n = 0, top = 0, center = 0
