@@ -16,7 +16,6 @@ namespace {
 using Detector = dlib::frontal_face_detector;
 using Scanner = Detector::image_scanner_type;
 using Pyramid = dlib::pyramid_down<6>;  // the frontal detector's own pyramid
-using Planes = dlib::array<dlib::array2d<float>>;
 using Grey = dlib::array2d<unsigned char>;
 
 // dlib's frontal model: 10×10-cell filters over 8-px HOG cells (an 80×80-px window).
@@ -87,35 +86,429 @@ const Model &model() {
   return *m;
 }
 
-// Outputs are computed in blocks of this many lanes (one AVX-512 register of floats).
+// Lets clang keep 16-float vectors whole (one zmm register) where the CPU has AVX-512; by default
+// -march=native splits them into 256-bit halves, which for the 36 histogram vectors below means
+// spilling to the stack.
+#if defined(__clang__)
+#define RT_WIDE __attribute__((min_vector_width(512)))
+#else
+#define RT_WIDE
+#endif
+
+// Felzenszwalb's 31-plane HOG features of an 8-bit grey image, as dlib's extract_fhog_features
+// computes them for the frontal detector (8-px cells, 10×10 filter padding): the same floats,
+// bit for bit, written straight into the zero-padded planes the filters read (no dlib planes, no
+// copy). The arithmetic is dlib's, operation for operation (no fused multiply-adds where its
+// compiled code has none, fused ones where the compiler contracts its `h += a * b`, the same
+// association), because the detector's scores must not change: the pixels dlib handles in its
+// 8-lane loop and the few right-hand pixels it handles one by one are each computed as it
+// computes them, and every histogram bin receives its votes in the same (raster) order. Checked
+// against dlib on every pyramid level of five crops of each of the 78 JPEGs of the shared photo
+// set (4,253 images, 49.5 million feature values): no value differs.
+//
+// Why: dlib's extraction was half of the detector's CPU time (3.85 ms of ~7.7 for all ten
+// pyramid levels of a 448×336 search copy, one thread, best of 100, 2-vCPU Xeon shared with
+// another job); most of it went to a store per vote (four per pixel) into histogram bins that
+// neighbouring pixels hit again at once, each add waiting on the one before through memory.
+// Here: 3.05 ms (same conditions), of which the 16-wide orientation tests are about a third.
+namespace hog {
+
+constexpr int kCell = 8;
+constexpr int kBins = 18;
+constexpr int kPlanes = 31;
+// Filter padding of the frontal model (10×10 windows): (10 − 1) / 2 cells before, 10 / 2 after.
+constexpr int kPadBefore = (kTaps - 1) / 2;
+
+typedef float V16 __attribute__((vector_size(64)));
+typedef int32_t I16 __attribute__((vector_size(64)));
+typedef uint8_t B16 __attribute__((vector_size(16), aligned(1)));
+
+// dlib's unit vectors of the nine unsigned orientations (20° apart), as floats.
+constexpr float kDirX[9] = {1.0f, 0.9397f, 0.7660f, 0.500f, 0.1736f,
+                            -0.1736f, -0.5000f, -0.7660f, -0.9397f};
+constexpr float kDirY[9] = {0.0f, 0.3420f, 0.6428f, 0.8660f, 0.9848f,
+                            0.9848f, 0.8660f, 0.6428f, 0.3420f};
+
+// Sizes of the feature planes for an image, or rows = 0 when it is too small for any.
+struct Size {
+  int cellsR = 0, cellsC = 0, rows = 0, cols = 0;
+  Size(long nr, long nc) {
+    cellsR = (int)((float)nr / (float)kCell + 0.5);
+    cellsC = (int)((float)nc / (float)kCell + 0.5);
+    const int hogR = std::max(cellsR - 2, 0), hogC = std::max(cellsC - 2, 0);
+    if (cellsR == 0 || cellsC == 0 || hogR == 0 || hogC == 0) return;
+    rows = hogR + kTaps - 1;
+    cols = hogC + kTaps - 1;
+  }
+};
+
+#pragma clang fp contract(off)
+
+// The orientation (0..17) dlib snaps a gradient to: the first of dot₀, −dot₀, dot₁, −dot₁, …
+// that is strictly larger than every earlier one and than 0, dot = gx·dx + gy·dy unfused.
+// (dlib's one-by-one code may fuse that dot; for integer gradients in −255...255 both give the
+// same orientation, checked over all 511² of them.)
+inline int orientation(float gx, float gy) {
+  float best = 0;
+  int o = 0;
+  for (int k = 0; k < 9; k++) {
+    const float a = gx * kDirX[k];
+    const float b = gy * kDirY[k];
+    const float dot = a + b;
+    if (dot > best) {
+      best = dot;
+      o = k;
+    }
+    if (-dot > best) {
+      best = -dot;
+      o = k + 9;
+    }
+  }
+  return o;
+}
+
+// Features of `img` (nr × nc, `step` bytes per row) into `out`: kPlanes planes of size.rows rows
+// with row stride `stride` (>= size.cols), already zeroed (the border stays zero).
+//
+// The orientation histograms are built without a store per vote. Each pixel votes into the two
+// cells around it horizontally (and two rows of cells): cell j receives, in raster order, the
+// pixels x = 8j − 12 … 8j − 5 (as its right neighbour) and then x = 8j − 4 … 8j + 3 (as its
+// left one). Sixteen cells are kept in registers, one vector per orientation, and the 16 steps
+// of those pixel runs add each lane's vote to the vector of that lane's orientation (the other
+// vectors keep their value). To load "pixel 8j + q" for 16 consecutive cells at once, every row
+// is first transposed into eight phase rows (q = 0…7), and the gradients, orientations and vote
+// weights are computed in that layout.
+RT_WIDE void extract(const uint8_t *img, long nr, long nc, long step, const Size &size,
+                     float *out, long stride) {
+  const int cellsR = size.cellsR, cellsC = size.cellsC;
+  // Histogram cells per row including dlib's one-cell margin, in whole vectors; one plane per
+  // orientation, (cellsR + 2) rows each.
+  const long hc = cellsC + 2;
+  const long chunks = (hc + 15) / 16, hw = chunks * 16;
+  const long histPlane = (long)(cellsR + 2) * hw;
+  std::vector<float> histStore((size_t)(kBins * histPlane), 0.0f);
+  float *hist = histStore.data();
+  const int visR = (int)std::min((long)cellsR * kCell, nr) - 1;
+  const int visC = (int)std::min((long)cellsC * kCell, nc) - 1;
+  // dlib's 8-lane loop covers x = 1, 9, 17, … while x < visC − 7; the rest goes one by one.
+  int vecEnd = 1;
+  while (vecEnd < visC - 7) vecEnd += 8;
+
+  // Phase rows: pixel x = 8C + q of an image row at [q][C + 3], C from −3 to hw + 20 (zero
+  // outside the image; the last vector loads read that far). Three image rows (above, this,
+  // below) rotate through `phase`.
+  const long pw = hw + 24;
+  std::vector<uint8_t> phase((size_t)(3 * 8 * pw), 0);
+  // 64 pixels (8 cells) at a time through one byte permutation; the row's ends one by one.
+  typedef uint8_t B64 __attribute__((vector_size(64), aligned(1)));
+  typedef uint8_t B8 __attribute__((vector_size(8), aligned(1)));
+  auto transpose = [&](int y, uint8_t *dst) {
+    const uint8_t *src = img + (long)y * step;
+    long C = -3;
+    for (; C < 0; C++)
+      for (int q = 0; q < 8; q++) dst[q * pw + C + 3] = 0;
+    for (; 8 * C + 64 <= nc && C + 8 <= pw - 3; C += 8) {
+      const B64 in = *(const B64 *)(src + 8 * C);
+      const B64 t = __builtin_shufflevector(
+          in, in, 0, 8, 16, 24, 32, 40, 48, 56, 1, 9, 17, 25, 33, 41, 49, 57, 2, 10, 18, 26, 34,
+          42, 50, 58, 3, 11, 19, 27, 35, 43, 51, 59, 4, 12, 20, 28, 36, 44, 52, 60, 5, 13, 21, 29,
+          37, 45, 53, 61, 6, 14, 22, 30, 38, 46, 54, 62, 7, 15, 23, 31, 39, 47, 55, 63);
+      for (int q = 0; q < 8; q++) {
+        B8 part;
+        __builtin_memcpy(&part, (const uint8_t *)&t + 8 * q, 8);
+        *(B8 *)(dst + q * pw + C + 3) = part;
+      }
+    }
+    for (; 8 * C < nc; C++) {
+      for (int q = 0; q < 8; q++) {
+        const long x = 8 * C + q;
+        dst[q * pw + C + 3] = x < nc ? src[x] : 0;
+      }
+    }
+    for (int q = 0; q < 8; q++) std::fill(dst + q * pw + C + 3, dst + (q + 1) * pw, 0);
+  };
+  // Per phase and cell C (at index C + 2, C from −2 to hw − 1): the orientation and the four
+  // vote weights (top/bottom row of cells × the pixel's left/right cell).
+  const long vw = hw + 16;
+  std::vector<int32_t> orient((size_t)(8 * vw));
+  std::vector<float> weights((size_t)(4 * 8 * vw));
+  float *wLT = weights.data(), *wLB = wLT + 8 * vw, *wRT = wLB + 8 * vw, *wRB = wRT + 8 * vw;
+
+  I16 lane;
+  for (int i = 0; i < 16; i++) lane[i] = i;
+  uint8_t *rows3[3] = {phase.data(), phase.data() + 8 * pw, phase.data() + 16 * pw};
+  if (visR > 1) {
+    transpose(0, rows3[0]);
+    transpose(1, rows3[1]);
+  }
+  for (int y = 1; y < visR; y++) {
+    transpose(y + 1, rows3[2]);
+    const uint8_t *up = rows3[0], *mid = rows3[1], *down = rows3[2];
+    const float yp = ((float)y + 0.5) / (float)kCell - 0.5;
+    const int iy = (int)std::floor(yp);
+    const float vy0 = yp - iy;
+    const float vy1 = 1.0 - vy0;
+
+    // Gradients, orientations and weights of pixels x = 8C + q, 16 cells at a time.
+    for (int q = 0; q < 8; q++) {
+      const uint8_t *left = q > 0 ? mid + (q - 1) * pw + 3 : mid + 7 * pw + 2;
+      const uint8_t *right = q < 7 ? mid + (q + 1) * pw + 3 : mid + 4;
+      const uint8_t *above = up + q * pw + 3, *below = down + q * pw + 3;
+      for (long C = -2; C < hw; C += 16) {
+        const V16 l = __builtin_convertvector(*(const B16 *)(left + C), V16);
+        const V16 r = __builtin_convertvector(*(const B16 *)(right + C), V16);
+        const V16 t = __builtin_convertvector(*(const B16 *)(above + C), V16);
+        const V16 b = __builtin_convertvector(*(const B16 *)(below + C), V16);
+        const V16 gx = r - l, gy = b - t;
+        const V16 gx2 = gx * gx, gy2 = gy * gy;
+        const V16 v = __builtin_elementwise_sqrt(gx2 + gy2);
+        V16 best = V16{};
+        I16 o = I16{};
+        for (int k = 0; k < 9; k++) {
+          const V16 da = gx * kDirX[k];
+          const V16 db = gy * kDirY[k];
+          const V16 dot = da + db;
+          I16 gt = dot > best;
+          best = gt ? dot : best;
+          o = gt ? (I16{} + k) : o;
+          const V16 neg = -dot;
+          gt = neg > best;
+          best = gt ? neg : best;
+          o = gt ? (I16{} + (k + 9)) : o;
+        }
+        const I16 x = (lane + (int)C) * 8 + q;
+        // Cell coordinates as dlib's vector code computes them: (x + 0.5) / 8 + 0.5.
+        const V16 xp = (__builtin_convertvector(x, V16) + 0.5f) / (float)kCell + 0.5f;
+        const V16 vx0 = xp - __builtin_convertvector(__builtin_convertvector(xp, I16), V16);
+        const V16 vx1 = 1.0f - vx0;
+        // Only dlib's 8-lane pixels vote here; the others (outside 1..<vecEnd) add zero.
+        const I16 valid = (x >= 1) & (x < vecEnd);
+        const V16 zero = V16{};
+        const V16 a1 = valid ? vx1 * v : zero, a0 = valid ? vx0 * v : zero;
+        const long at = q * vw + C + 2;
+        __builtin_memcpy(&orient[at], &o, sizeof o);
+        V16 w;
+        w = vy1 * a1;
+        __builtin_memcpy(wLT + at, &w, sizeof w);
+        w = vy0 * a1;
+        __builtin_memcpy(wLB + at, &w, sizeof w);
+        w = vy1 * a0;
+        __builtin_memcpy(wRT + at, &w, sizeof w);
+        w = vy0 * a0;
+        __builtin_memcpy(wRB + at, &w, sizeof w);
+      }
+    }
+
+    // Votes into cells j0 … j0 + 15 of histogram rows iy + 1 (top) and iy + 2 (bottom), in
+    // raster order per cell: right-neighbour votes from x = 8j − 12 … 8j − 5, then left ones.
+    for (long j0 = 0; j0 < hw; j0 += 16) {
+      float *rowT = hist + (long)(iy + 1) * hw + j0, *rowB = rowT + hw;
+      V16 accT[kBins], accB[kBins];
+      for (int o = 0; o < kBins; o++) {
+        __builtin_memcpy(&accT[o], rowT + o * histPlane, 64);
+        __builtin_memcpy(&accB[o], rowB + o * histPlane, 64);
+      }
+      for (int s2 = 0; s2 < 16; s2++) {
+        // Step s2: phase q of pixel cell j + C; right votes for s2 < 8, left ones after.
+        const int q = (s2 + 4) & 7;
+        const long C = s2 < 4 ? -2 : s2 < 12 ? -1 : 0;
+        const long at = q * vw + j0 + C + 2;
+        I16 o;
+        V16 wT, wB;
+        __builtin_memcpy(&o, &orient[at], 64);
+        __builtin_memcpy(&wT, (s2 < 8 ? wRT : wLT) + at, 64);
+        __builtin_memcpy(&wB, (s2 < 8 ? wRB : wLB) + at, 64);
+        for (int b = 0; b < kBins; b++) {
+          const I16 hit = o == b;
+          accT[b] = hit ? accT[b] + wT : accT[b];
+          accB[b] = hit ? accB[b] + wB : accB[b];
+        }
+      }
+      for (int o = 0; o < kBins; o++) {
+        __builtin_memcpy(rowT + o * histPlane, &accT[o], 64);
+        __builtin_memcpy(rowB + o * histPlane, &accB[o], 64);
+      }
+    }
+
+    // dlib's one-by-one pixels at the right: cells from floor(xp) + 1, each vote a fused
+    // multiply-add h += (vy·vx)·v (dlib's `h += vy * vx * v`, contracted by the compiler).
+    const uint8_t *row = img + (long)y * step, *rowUp = row - step, *rowDown = row + step;
+    for (int x = std::max(vecEnd, 1); x < visC; x++) {
+      const float gx = (float)(row[x + 1] - row[x - 1]), gy = (float)(rowDown[x] - rowUp[x]);
+      const float gx2 = gx * gx, gy2 = gy * gy;
+      float v = gx2 + gy2;
+      const int o = orientation(gx, gy);
+      v = std::sqrt(v);
+      const float xp = ((double)x + 0.5) / (double)kCell - 0.5;
+      const int ixp = (int)std::floor(xp);
+      const float vx0 = xp - ixp;
+      const float vx1 = 1.0 - vx0;
+      float *top = hist + o * histPlane + (long)(iy + 1) * hw + ixp + 1;
+      float *bottom = top + hw;
+      top[0] = std::fma(vy1 * vx1, v, top[0]);
+      bottom[0] = std::fma(vy0 * vx1, v, bottom[0]);
+      top[1] = std::fma(vy1 * vx0, v, top[1]);
+      bottom[1] = std::fma(vy0 * vx0, v, bottom[1]);
+    }
+    uint8_t *first = rows3[0];
+    rows3[0] = rows3[1];
+    rows3[1] = rows3[2];
+    rows3[2] = first;
+  }
+
+  // Energy per cell: Σ over the nine unsigned orientations of (h[o] + h[o + 9])², one fused
+  // multiply-add per orientation (dlib's `n += s * s`, contracted by the compiler).
+  std::vector<float> norm((size_t)cellsR * cellsC, 0.0f);
+  for (int r = 0; r < cellsR; r++) {
+    for (int c = 0; c < cellsC; c++) {
+      const float *h = hist + (long)(r + 1) * hw + c + 1;
+      float n = 0;
+      for (int o = 0; o < 9; o++) {
+        const float s = h[o * histPlane] + h[(o + 9) * histPlane];
+        n = std::fma(s, s, n);
+      }
+      norm[(size_t)r * cellsC + c] = n;
+    }
+  }
+
+  // Each cell normalised by its four 2×2-cell blocks (truncated at 0.2 of each block's norm):
+  // 18 signed and 9 unsigned orientations summed over the four, and 4 texture sums.
+  const int hogR = size.rows - (kTaps - 1), hogC = size.cols - (kTaps - 1);
+  const long plane = (long)size.rows * stride;
+  auto N = [&](int r, int c) { return norm[(size_t)r * cellsC + c]; };
+  // dlib sums the four lanes of a vector as (l0 + l1) + (l2 + l3).
+  auto sum4 = [](const float *l) { return (l[0] + l[1]) + (l[2] + l[3]); };
+  for (int y = 0; y < hogR; y++) {
+    for (int x = 0; x < hogC; x++) {
+      const float z1[4] = {N(y + 1, x + 1), N(y, x + 1), N(y + 1, x), N(y, x)};
+      const float z2[4] = {N(y + 1, x + 2), N(y, x + 2), N(y + 1, x + 1), N(y, x + 1)};
+      const float z3[4] = {N(y + 2, x + 1), N(y + 1, x + 1), N(y + 2, x), N(y + 1, x)};
+      const float z4[4] = {N(y + 2, x + 2), N(y + 1, x + 2), N(y + 2, x + 1), N(y + 1, x + 1)};
+      float nn[4], n[4], t[4] = {0, 0, 0, 0};
+      for (int k = 0; k < 4; k++) {
+        float e = z1[k] + z2[k];
+        e = e + z3[k];
+        e = e + z4[k];
+        e = e + 0.0001f;
+        nn[k] = 0.2f * std::sqrt(e);
+        n[k] = 0.1f / nn[k];
+      }
+      const float *hp = hist + (long)(y + 2) * hw + x + 2;
+      float h[kBins];
+      for (int o = 0; o < kBins; o++) h[o] = hp[o * histPlane];
+      float *dst = out + (long)(y + kPadBefore) * stride + x + kPadBefore;
+      for (int o = 0; o < kBins; o += 3) {
+        float m[3][4];
+        for (int j = 0; j < 3; j++) {
+          for (int k = 0; k < 4; k++) m[j][k] = std::min(h[o + j], nn[k]) * n[k];
+          dst[(o + j) * plane] = sum4(m[j]);
+        }
+        for (int k = 0; k < 4; k++) {
+          const float s = m[0][k] + m[1][k];
+          t[k] = t[k] + (s + m[2][k]);
+        }
+      }
+      for (int k = 0; k < 4; k++) t[k] = t[k] * (float)(2 * 0.2357);
+      for (int o = 0; o < 9; o++) {
+        const float u = h[o] + h[o + 9];
+        float m[4];
+        for (int k = 0; k < 4; k++) m[k] = std::min(u, nn[k]) * n[k];
+        dst[(18 + o) * plane] = sum4(m);
+      }
+      for (int k = 0; k < 4; k++) dst[(27 + k) * plane] = t[k];
+    }
+  }
+}
+
+#pragma clang fp contract(on)
+
+}  // namespace hog
+
+// Outputs are computed in blocks of this many lanes: one 512-bit vector of floats. Written with
+// the compiler's vector types so that AVX-512 machines get whole zmm registers (clang's
+// -march=native prefers 256-bit vectors for loops it vectorises itself) and other machines two or
+// four narrower registers; the arithmetic per output is the same either way.
 constexpr long kLanes = 16;
+typedef float Block __attribute__((vector_size(kLanes * sizeof(float))));
+typedef float BlockU __attribute__((vector_size(kLanes * sizeof(float)), aligned(alignof(float))));
+
+inline Block load(const float *p) { return *reinterpret_cast<const BlockU *>(p); }
+inline void store(float *p, Block v) { *reinterpret_cast<BlockU *>(p) = v; }
 
 // out[r][c] += Σm col[m]·(Σn row[n]·in[r+m][c+n]) for r < rows−9 and c < width, where `width` is
 // a multiple of kLanes and `in` rows (stride `stride` >= width + 9) are readable that far. `tmp`
 // holds rows × width floats; `out` rows have stride `width`. Each block of kLanes outputs is
-// summed over all taps in a small local array (one vector register after vectorisation) and
-// stored once.
-void filter_add(const float *__restrict in, long rows, long stride, long width, const float *row,
-                const float *col, float *__restrict tmp, float *__restrict out) {
+// summed over the taps in order, one fused multiply-add per tap starting from the first product
+// (the order the scalar loop had, so results are the same bit for bit), and stored once.
+// Four rows are done together: four independent chains of multiply-adds keep the FMA units busy
+// (one chain waits on each add's latency), and in the column pass the four output rows share
+// 13 row loads instead of 40. All filters on all levels of a 448×336 search copy: 1.97 ms with
+// one row at a time in 256-bit halves, 1.50 ms so (one thread, best of 100).
+RT_WIDE void filter_add(const float *__restrict in, long rows, long stride, long width,
+                        const float *row, const float *col, float *__restrict tmp,
+                        float *__restrict out) {
   const long oh = rows - kTaps + 1;
-  for (long r = 0; r < rows; r++) {
-    const float *src = in + r * stride;
-    float *dst = tmp + r * width;
+  Block rk[kTaps], ck[kTaps];
+  for (long n = 0; n < kTaps; n++) {
+    rk[n] = Block{} + row[n];
+    ck[n] = Block{} + col[n];
+  }
+  long r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const float *s0 = in + r * stride, *s1 = s0 + stride, *s2 = s1 + stride, *s3 = s2 + stride;
+    float *d = tmp + r * width;
     for (long c = 0; c < width; c += kLanes) {
-      float acc[kLanes] = {};
-      for (long n = 0; n < kTaps; n++)
-        for (long j = 0; j < kLanes; j++) acc[j] += row[n] * src[c + n + j];
-      for (long j = 0; j < kLanes; j++) dst[c + j] = acc[j];
+      Block a0 = rk[0] * load(s0 + c), a1 = rk[0] * load(s1 + c);
+      Block a2 = rk[0] * load(s2 + c), a3 = rk[0] * load(s3 + c);
+      for (long n = 1; n < kTaps; n++) {
+        a0 = __builtin_elementwise_fma(rk[n], load(s0 + c + n), a0);
+        a1 = __builtin_elementwise_fma(rk[n], load(s1 + c + n), a1);
+        a2 = __builtin_elementwise_fma(rk[n], load(s2 + c + n), a2);
+        a3 = __builtin_elementwise_fma(rk[n], load(s3 + c + n), a3);
+      }
+      store(d + c, a0);
+      store(d + width + c, a1);
+      store(d + 2 * width + c, a2);
+      store(d + 3 * width + c, a3);
     }
   }
-  for (long r = 0; r < oh; r++) {
-    float *dst = out + r * width;
-    const float *src = tmp + r * width;
+  for (; r < rows; r++) {
+    const float *s0 = in + r * stride;
+    float *d = tmp + r * width;
     for (long c = 0; c < width; c += kLanes) {
-      float acc[kLanes] = {};
-      for (long m = 0; m < kTaps; m++)
-        for (long j = 0; j < kLanes; j++) acc[j] += col[m] * src[m * width + c + j];
-      for (long j = 0; j < kLanes; j++) dst[c + j] += acc[j];
+      Block a0 = rk[0] * load(s0 + c);
+      for (long n = 1; n < kTaps; n++) a0 = __builtin_elementwise_fma(rk[n], load(s0 + c + n), a0);
+      store(d + c, a0);
+    }
+  }
+  r = 0;
+  for (; r + 4 <= oh; r += 4) {
+    const float *src = tmp + r * width;
+    float *d = out + r * width;
+    for (long c = 0; c < width; c += kLanes) {
+      Block t[kTaps + 3];
+      for (long m = 0; m < kTaps + 3; m++) t[m] = load(src + m * width + c);
+      Block a0 = ck[0] * t[0], a1 = ck[0] * t[1], a2 = ck[0] * t[2], a3 = ck[0] * t[3];
+      for (long m = 1; m < kTaps; m++) {
+        a0 = __builtin_elementwise_fma(ck[m], t[m], a0);
+        a1 = __builtin_elementwise_fma(ck[m], t[m + 1], a1);
+        a2 = __builtin_elementwise_fma(ck[m], t[m + 2], a2);
+        a3 = __builtin_elementwise_fma(ck[m], t[m + 3], a3);
+      }
+      store(d + c, load(d + c) + a0);
+      store(d + width + c, load(d + width + c) + a1);
+      store(d + 2 * width + c, load(d + 2 * width + c) + a2);
+      store(d + 3 * width + c, load(d + 3 * width + c) + a3);
+    }
+  }
+  for (; r < oh; r++) {
+    const float *src = tmp + r * width;
+    float *d = out + r * width;
+    for (long c = 0; c < width; c += kLanes) {
+      Block a0 = ck[0] * load(src + c);
+      for (long m = 1; m < kTaps; m++)
+        a0 = __builtin_elementwise_fma(ck[m], load(src + m * width + c), a0);
+      store(d + c, load(d + c) + a0);
     }
   }
 }
@@ -125,20 +518,16 @@ void filter_add(const float *__restrict in, long rows, long stride, long width, 
 // (filter by filter, rows then columns).
 void scan_level(const Model &m, const Grey &image, unsigned long level, double threshold,
                 std::vector<dlib::rect_detection> &found) {
-  Planes planes;
-  m.features(image, planes, (int)m.cell, (int)m.windowRows, (int)m.windowCols);
-  if (planes.size() == 0) return;
-  const long rows = planes[0].nr(), cols = planes[0].nc();
-  if (rows < kTaps || cols < kTaps) return;
+  const hog::Size size(image.nr(), image.nc());
+  if (size.rows < kTaps || size.cols < kTaps) return;
+  const long rows = size.rows, cols = size.cols;
   const long ow = cols - kTaps + 1, oh = rows - kTaps + 1;
-  // The planes are copied, zero-padded on the right, so that every row can be filtered in whole
-  // blocks of kLanes (the extra outputs are never read).
+  // The planes are zero-padded on the right, so that every row can be filtered in whole blocks
+  // of kLanes (the extra outputs are never read).
   const long width = (ow + kLanes - 1) / kLanes * kLanes, stride = width + kLanes;
-  std::vector<float> padded((size_t)(planes.size() * rows * stride), 0.0f);
-  for (unsigned long p = 0; p < planes.size(); p++)
-    for (long r = 0; r < rows; r++)
-      std::copy(&planes[p][r][0], &planes[p][r][0] + cols,
-                padded.data() + (p * rows + r) * stride);
+  std::vector<float> padded((size_t)(hog::kPlanes * rows * stride), 0.0f);
+  hog::extract((const uint8_t *)dlib::image_data(image), image.nr(), image.nc(),
+               dlib::width_step(image), size, padded.data(), stride);
   std::vector<float> tmp((size_t)(rows * width)), saliency((size_t)(oh * width));
   Pyramid pyramid;
   for (unsigned long i = 0; i < m.filters.size(); i++) {

@@ -13,6 +13,7 @@ import RetouchRender
 /// placed.
 enum AIBench {
   static func run(options: BenchOptions) throws {
+    if options.inputs.count > 1 { try printResults(options.inputs) }
     let url = options.inputs.first.map { URL(fileURLWithPath: $0) } ?? options.twelveMegapixelJPEG
     let decoded = try ImageDecoder().decode(url)
     let full = decoded.image
@@ -87,6 +88,54 @@ enum AIBench {
       for v in cpu[i].values.dropFirst() { s.add(v) }
       let name = c.name.padding(toLength: 40, withPad: " ", startingAt: 0)
       print("  " + name + String(format: "%7.1f", s.median))
+    }
+  }
+
+  /// With more than one `--input`: the face detector's raw detections (dlib score above 0, box in
+  /// pixels of the 448-px search copy) and the faces kept, per photo, decoded as the analysis
+  /// tests do (upright, 8-bit, 512 px), so that a change to the detector can be checked for
+  /// identical detections before it is timed. Also a count and checksum of the weaker
+  /// candidates down to −0.5 (more of the scan is compared that way), and a checksum of the
+  /// whole `analyzeSmall` result (its JSON, every Double written exactly) for changes to the
+  /// other measurements.
+  static func printResults(_ paths: [String]) throws {
+    print("\n# faces: raw detections (x y w h in search-copy px, score) and faces kept")
+    var decodeOptions = DecodeOptions()
+    decodeOptions.minimumLongEdge = 1024
+    decodeOptions.keeps16Bit = false
+    for path in paths {
+      let decoded = try ImageDecoder(options: decodeOptions).decode(URL(fileURLWithPath: path))
+      let small = decoded.image.resized(toFitLongEdge: 512)
+      let plane = GreyPlane(image: small)
+      let edge = FaceDetector.defaultDetectionLongEdge
+      let search = plane.areaResized(toFitLongEdge: edge)
+      let (sw, sh) = (Double(search.width), Double(search.height))
+      func line(_ c: (bounds: NormalizedRect, score: Double)) -> String {
+        let b = c.bounds
+        return String(
+          format: "%.0f %.0f %.0f %.0f %.9f", b.x * sw, b.y * sh, b.width * sw, b.height * sh,
+          c.score)
+      }
+      let raw = FaceDetector.candidates(in: plane, longEdge: edge, threshold: 0, threads: 2)
+      let weak = FaceDetector.candidates(in: plane, longEdge: edge, threshold: -0.5, threads: 2)
+      var hash: UInt64 = 14_695_981_039_346_656_037
+      for c in weak {
+        for byte in line(c).utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
+      }
+      let kept = FaceDetector().detect(in: small)
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = .sortedKeys
+      let result = PhotoAnalyzer().analyzeSmall(
+        small, fullSize: decoded.image.size, metadata: decoded.metadata)
+      let analysis = try encoder.encode(result)
+      var analysisHash: UInt64 = 14_695_981_039_346_656_037
+      for byte in analysis { analysisHash = (analysisHash ^ UInt64(byte)) &* 1_099_511_628_211 }
+      print(
+        "\(URL(fileURLWithPath: path).lastPathComponent): \(raw.count) raw, \(kept.count) kept; "
+          + "\(weak.count) down to -0.5, checksum \(String(hash, radix: 16)); "
+          + "analysis \(String(analysisHash, radix: 16))")
+      for c in raw { print("  raw " + line(c)) }
+      for f in kept { print("  kept " + line((f.bounds, f.score))) }
     }
   }
 }

@@ -131,4 +131,33 @@ import Testing
     let flat = AnalysisTestPhotos.synthetic(width: 512, height: 384) { _, _ in (128, 128, 128) }
     #expect(FaceDetector().detect(in: flat).isEmpty)
   }
+
+  /// The shim computes dlib's HOG features and filters itself; these are dlib's own detections
+  /// (box in pixels of the 448-px search copy, score) on two photos, recorded with dlib's
+  /// feature extraction before it was replaced. Any change to the features, the filters or the
+  /// pyramid moves the scores, so this catches what the coarser tests above would not.
+  @Test(arguments: [
+    ("s01", [(150, 64, 88, 87, 1.114275280)]),
+    ("g48", [(89, 135, 104, 104, 1.189033333), (165, 229, 73, 73, 0.938689534)]),
+  ])
+  func rawDetectionsAreDlibs(id: String, expected: [(Int, Int, Int, Int, Double)]) throws {
+    let (image, _) = try AnalysisTestPhotos.load(id)
+    let plane = GreyPlane(image: image)
+    let edge = FaceDetector.defaultDetectionLongEdge
+    let search = plane.areaResized(toFitLongEdge: edge)
+    for threads in [1, 2] {
+      let found = FaceDetector.candidates(
+        in: plane, longEdge: edge, threshold: 0, threads: threads)
+      try #require(found.count == expected.count, "\(id), \(threads) threads")
+      for (c, e) in zip(found, expected) {
+        let b = c.bounds
+        let box = [b.x * Double(search.width), b.y * Double(search.height),
+          b.width * Double(search.width), b.height * Double(search.height)].map {
+            Int($0.rounded())
+          }
+        #expect(box == [e.0, e.1, e.2, e.3], "\(id) box")
+        #expect(abs(c.score - e.4) < 5e-9, "\(id) score \(c.score)")
+      }
+    }
+  }
 }

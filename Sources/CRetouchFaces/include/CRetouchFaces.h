@@ -25,7 +25,8 @@ typedef struct rt_face_box {
 /// threshold; negative keeps weaker ones) are written to `out`, best first, at most `capacity`
 /// of them. No upsampling: faces smaller than about 80×80 pixels are not found. With `threads`
 /// >= 2 the pyramid is split between the calling thread and one short-lived worker (about half
-/// the wall time on two idle cores, same CPU time, identical detections). Thread-safe: every call
+/// the wall time on two idle cores, same CPU time, identical detections). The HOG features are
+/// computed by the shim (the same floats as dlib's extract_fhog_features). Thread-safe: every call
 /// shares one read-only copy of the model's filters; the very first call decodes dlib's model
 /// (~0.5 s of CPU), see rt_faces_prewarm.
 /// Returns the number written, or -1 on bad arguments, -2 when dlib threw (out of memory).

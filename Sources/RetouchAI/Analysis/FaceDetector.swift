@@ -15,8 +15,9 @@ import RetouchRender
 /// for faces), unless the photo has no colour to judge by.
 ///
 /// Thread-safe and reentrant: the C++ shim reads dlib's model once into read-only filters that
-/// every caller shares, and applies them with its own vectorised separable filtering (same
-/// detections as dlib's scanner, ~2.5× faster filtering). The first call decodes dlib's model
+/// every caller shares, computes dlib's HOG features itself (the same floats as dlib's
+/// extractor, checked value for value) and applies the filters with its own vectorised separable
+/// filtering (same detections and scores as dlib's scanner). The first call decodes dlib's model
 /// (~0.5 s of CPU); ``prewarm()`` does that ahead of time.
 /// Deterministic: the same image gives the same faces, bit for bit.
 public struct FaceDetector: Sendable {
@@ -65,12 +66,15 @@ public struct FaceDetector: Sendable {
   /// Faces in `image` (the small upright analysis copy, 8- or 16-bit RGB or RGBA), largest
   /// first, each with its skin colour, lighting and blur measured.
   ///
-  /// Cost at the default size: ~10 ms of CPU on a 512-px copy (median, release build, 2-core
-  /// Xeon shared with other jobs; dlib's own scanner took ~15 ms there, the sizes compared in
-  /// ``defaultDetectionLongEdge`` were measured with it), about half that in wall time on two
-  /// idle cores. The very first call in a process also decodes dlib's model
-  /// (~0.5 s of CPU) unless ``prewarm()`` already did. Returns an empty list when the image is
-  /// too small to hold a findable face or when the detector fails (out of memory).
+  /// Cost at the default size: ~8 ms of CPU on a 512-px copy (`retouch-bench ai`, median of 5
+  /// alternating runs of 15 rounds, release build, 2-vCPU Xeon shared with another agent's
+  /// builds; 10 ms with dlib's feature extraction and the earlier filter loop, ~15 ms with dlib's
+  /// own scanner, with which the sizes in ``defaultDetectionLongEdge`` were compared). The C++
+  /// scan of the 448-px search copy alone, one thread, best of 100: pyramid 0.7 ms, features
+  /// 3.05 ms (dlib's 3.85), filters 1.5 ms (1.97). The very first call in a process also
+  /// decodes dlib's model (~0.5 s of CPU) unless ``prewarm()`` already did. Returns an empty
+  /// list when the image is too small to hold a findable face or when the detector fails (out
+  /// of memory).
   public func detect(in image: Image) -> [FaceObservation] {
     let plane = GreyPlane(image: image)
     return detect(in: image, plane: plane, focus: FocusMap(plane: plane))

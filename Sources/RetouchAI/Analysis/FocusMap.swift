@@ -44,26 +44,38 @@ package struct FocusMap: Sendable {
     var grad = [Double](repeating: 0, count: cols * rws)
     var counts = [Int](repeating: 0, count: cols * rws)
     if w >= 3 && h >= 3 {
+      // Tile column of each pixel column, computed once (an integer division per pixel was a
+      // good part of this pass); the row sums are reused from row to row. Perf samples relative
+      // to the face detector's scan: 0.34 → 0.27 (about 1.5 → 1.2 ms of CPU at 512×384 on the
+      // loaded 2-vCPU machine; idle, less).
+      let tileOfX = (0..<w).map { x in min(cols - 1, x * cols / w) }
+      var lapRow = [Double](repeating: 0, count: cols)
+      var gradRow = [Double](repeating: 0, count: cols)
+      var countRow = [Int](repeating: 0, count: cols)
       plane.values.withUnsafeBufferPointer { v in
-        for y in 1..<(h - 1) {
-          let ty = min(rws - 1, y * rws / h)
-          var lapRow = [Double](repeating: 0, count: cols)
-          var gradRow = [Double](repeating: 0, count: cols)
-          var countRow = [Int](repeating: 0, count: cols)
-          for x in 1..<(w - 1) {
-            let i = y * w + x
-            let c = v[i]
-            let l = 4 * c - v[i - 1] - v[i + 1] - v[i - w] - v[i + w]
-            let gx = v[i + 1] - c, gy = v[i + w] - c
-            let tx = min(cols - 1, x * cols / w)
-            lapRow[tx] += Double(l * l)
-            gradRow[tx] += Double(gx * gx + gy * gy)
-            countRow[tx] += 1
-          }
-          for tx in 0..<cols {
-            lap[ty * cols + tx] += lapRow[tx]
-            grad[ty * cols + tx] += gradRow[tx]
-            counts[ty * cols + tx] += countRow[tx]
+        tileOfX.withUnsafeBufferPointer { tileOfX in
+          for y in 1..<(h - 1) {
+            let ty = min(rws - 1, y * rws / h)
+            for tx in 0..<cols {
+              lapRow[tx] = 0
+              gradRow[tx] = 0
+              countRow[tx] = 0
+            }
+            for x in 1..<(w - 1) {
+              let i = y * w + x
+              let c = v[i]
+              let l = 4 * c - v[i - 1] - v[i + 1] - v[i - w] - v[i + w]
+              let gx = v[i + 1] - c, gy = v[i + w] - c
+              let tx = tileOfX[x]
+              lapRow[tx] += Double(l * l)
+              gradRow[tx] += Double(gx * gx + gy * gy)
+              countRow[tx] += 1
+            }
+            for tx in 0..<cols {
+              lap[ty * cols + tx] += lapRow[tx]
+              grad[ty * cols + tx] += gradRow[tx]
+              counts[ty * cols + tx] += countRow[tx]
+            }
           }
         }
       }

@@ -50,25 +50,63 @@ package struct GreyPlane: Sendable, Hashable {
   /// The plane shrunk to exactly `width` × `height` by area averaging (each output pixel is the
   /// coverage-weighted mean of the source pixels under it). Returns `self` when the size is
   /// unchanged; never enlarges (traps on a larger size: a programming error).
-  /// Cost: ~0.2 ms for 512×384 → 448×336 (two passes over flat weight tables).
+  /// Cost: two passes over flat weight tables; with `bytes()`, about a quarter of the face
+  /// detector's C++ scan for 512×384 → 448×336 (~1 ms of CPU on the loaded 2-vCPU machine).
   package func areaResized(width newWidth: Int, height newHeight: Int) -> GreyPlane {
     precondition(newWidth > 0 && newHeight > 0 && newWidth <= width && newHeight <= height)
     if newWidth == width && newHeight == height { return self }
     let wx = AreaWeights(from: width, to: newWidth)
     let wy = AreaWeights(from: height, to: newHeight)
     let width = width, height = height
-    // Horizontal pass into a newWidth × height buffer, then vertical.
+    // Horizontal pass into a newWidth × height buffer, then vertical. Each output of the
+    // horizontal pass reads the same number of taps (the most any output needs, 2–3 when
+    // shrinking by less than 2×): the extra taps have weight 0 and read an in-bounds pixel, and
+    // adding 0 · s (+0) leaves the non-negative sum unchanged, so the values are those of
+    // variable-length sums; the fixed count lets the compiler unroll the loop. The face
+    // detector's grey copy (this reduction and `bytes()`), in perf samples relative to its C++
+    // scan: 0.32 → 0.24.
+    let taps = wx.count.max() ?? 1
+    var tapIndex = [Int](repeating: 0, count: newWidth * taps)
+    var tapWeight = [Float](repeating: 0, count: newWidth * taps)
+    wx.withPointers { first, count, offset, weight in
+      for x in 0..<newWidth {
+        for k in 0..<taps {
+          tapIndex[x * taps + k] = k < count[x] ? first[x] + k : first[x]
+          tapWeight[x * taps + k] = k < count[x] ? weight[offset[x] + k] : 0
+        }
+      }
+    }
     var mid = [Float](repeating: 0, count: newWidth * height)
     values.withUnsafeBufferPointer { src in
       mid.withUnsafeMutableBufferPointer { dst in
-        wx.withPointers { first, count, offset, weight in
-          for y in 0..<height {
-            let row = src.baseAddress! + y * width
-            for x in 0..<newWidth {
-              let s = row + first[x], w = weight + offset[x]
-              var acc: Float = 0
-              for k in 0..<count[x] { acc += w[k] * s[k] }
-              dst[y * newWidth + x] = acc
+        tapIndex.withUnsafeBufferPointer { index in
+          tapWeight.withUnsafeBufferPointer { weight in
+            for y in 0..<height {
+              let row = src.baseAddress! + y * width
+              let out = dst.baseAddress! + y * newWidth
+              switch taps {
+              case 2:
+                for x in 0..<newWidth {
+                  var acc: Float = 0
+                  acc += weight[2 * x] * row[index[2 * x]]
+                  acc += weight[2 * x + 1] * row[index[2 * x + 1]]
+                  out[x] = acc
+                }
+              case 3:
+                for x in 0..<newWidth {
+                  var acc: Float = 0
+                  acc += weight[3 * x] * row[index[3 * x]]
+                  acc += weight[3 * x + 1] * row[index[3 * x + 1]]
+                  acc += weight[3 * x + 2] * row[index[3 * x + 2]]
+                  out[x] = acc
+                }
+              default:
+                for x in 0..<newWidth {
+                  var acc: Float = 0
+                  for k in 0..<taps { acc += weight[x * taps + k] * row[index[x * taps + k]] }
+                  out[x] = acc
+                }
+              }
             }
           }
         }

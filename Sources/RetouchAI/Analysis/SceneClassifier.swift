@@ -139,48 +139,61 @@ package struct SceneFeatures: Sendable {
     self.init(image: image, plane: plane, focus: FocusMap(plane: plane))
   }
 
+  /// Cost: one pass over every other pixel of the copy and of its grey plane. The per-pixel
+  /// tests count into integers without branches (the hue and the thresholds depend on the
+  /// photo's content), with one division for the hue instead of one per branch; the counts are
+  /// exact, so the shares are the same as when they were summed as Doubles. Measured as perf
+  /// samples relative to the face detector's C++ scan in `retouch-bench ai` (alternating runs):
+  /// 0.57 → 0.45, about 2.5 → 2 ms of CPU on a 384×512 copy on the loaded 2-vCPU machine.
   package init(image: Image, plane: GreyPlane, focus: FocusMap) {
     let w = image.width, h = image.height
     var n = 0, top = 0, center = 0
-    var sums = [Double](repeating: 0, count: 9)
+    var valueSum = 0.0
+    var nGreen = 0, nEarth = 0, nNeutral = 0, nWarmLight = 0, nBright = 0
+    var nSkyBlue = 0, nBrightTop = 0, nWarmCenter = 0
     image.withUnsafeBytes { raw in
       let reader = PixelReader(raw, image: image)
       for y in stride(from: 0, to: h, by: 2) {
+        let inTop = y < h / 3
+        let centerRow = y >= h / 4 && y < h * 3 / 4
         for x in stride(from: 0, to: w, by: 2) {
           let (r8, g8, b8) = reader.rgb(x: x, y: y)
           let r = Double(r8) / 255, g = Double(g8) / 255, b = Double(b8) / 255
           let mx = max(r, g, b), mn = min(r, g, b)
           let s = mx > 0 ? (mx - mn) / mx : 0
-          var hue = 0.0
-          if mx > mn {
-            let d = mx - mn
-            hue =
-              mx == r
-              ? 60 * ((g - b) / d) : mx == g ? 60 * ((b - r) / d + 2) : 60 * ((r - g) / d + 4)
-            if hue < 0 { hue += 360 }
-          }
+          // HSV hue: one division by the chroma, the numerator and sector offset chosen by
+          // which channel is largest (the same value as dividing in each branch; an achromatic
+          // pixel gets hue 0).
+          let d = mx - mn
+          let isR = mx == r, isG = mx == g
+          let num = isR ? g - b : isG ? b - r : r - g
+          let offset: Double = isR ? 0 : isG ? 2 : 4
+          var hue = d > 0 ? 60 * (num / (d > 0 ? d : 1) + offset) : 0
+          hue = hue < 0 ? hue + 360 : hue
           n += 1
-          sums[0] += mx
-          if hue >= 55 && hue < 170 && s >= 0.18 && mx >= 0.12 { sums[1] += 1 }
-          if hue >= 15 && hue < 55 && s >= 0.12 && s < 0.45 { sums[2] += 1 }
-          if s < 0.12 && mx >= 0.12 && mx <= 0.95 { sums[3] += 1 }
-          if hue >= 15 && hue < 50 && s >= 0.25 && s < 0.7 { sums[4] += 1 }
-          if mx >= 0.96 { sums[5] += 1 }
-          if y < h / 3 {
+          valueSum += mx
+          nGreen &+= hue >= 55 && hue < 170 && s >= 0.18 && mx >= 0.12 ? 1 : 0
+          nEarth &+= hue >= 15 && hue < 55 && s >= 0.12 && s < 0.45 ? 1 : 0
+          nNeutral &+= s < 0.12 && mx >= 0.12 && mx <= 0.95 ? 1 : 0
+          nWarmLight &+= hue >= 15 && hue < 50 && s >= 0.25 && s < 0.7 ? 1 : 0
+          nBright &+= mx >= 0.96 ? 1 : 0
+          if inTop {
             top += 1
-            if hue >= 185 && hue < 255 && s >= 0.12 && mx >= 0.3 {
-              sums[6] += 1
-            } else if mx >= 0.7 && s < 0.15 {
-              sums[8] += 1
-            }
+            let sky = hue >= 185 && hue < 255 && s >= 0.12 && mx >= 0.3
+            nSkyBlue &+= sky ? 1 : 0
+            nBrightTop &+= !sky && mx >= 0.7 && s < 0.15 ? 1 : 0
           }
-          if x >= w / 4 && x < w * 3 / 4 && y >= h / 4 && y < h * 3 / 4 {
+          if centerRow && x >= w / 4 && x < w * 3 / 4 {
             center += 1
-            if (hue >= 340 || hue < 55) && s >= 0.45 && mx >= 0.3 { sums[7] += 1 }
+            nWarmCenter &+= (hue >= 340 || hue < 55) && s >= 0.45 && mx >= 0.3 ? 1 : 0
           }
         }
       }
     }
+    let sums = [
+      valueSum, Double(nGreen), Double(nEarth), Double(nNeutral), Double(nWarmLight),
+      Double(nBright), Double(nSkyBlue), Double(nWarmCenter), Double(nBrightTop),
+    ]
     let count = Double(max(1, n))
     meanValue = sums[0] / count
     green = sums[1] / count
@@ -200,9 +213,9 @@ package struct SceneFeatures: Sendable {
           let i = y * pw + x
           let gx = v[i + 1] - v[i - 1], gy = v[i + pw] - v[i - pw]
           let ax = abs(gx), ay = abs(gy)
-          guard ax + ay >= 40 else { continue }
-          strong += 1
-          if min(ax, ay) < 0.25 * max(ax, ay) { aligned += 1 }
+          let isStrong = ax + ay >= 40
+          strong &+= isStrong ? 1 : 0
+          aligned &+= isStrong && min(ax, ay) < 0.25 * max(ax, ay) ? 1 : 0
         }
       }
     }
