@@ -184,7 +184,7 @@ enum ExposureMeasurement {
         // averaged by the downscale), so almost none of it stays pure black: a floor within
         // 5 L* of a darkest percent under L* 2–4 counts as black when it is grainy.
         let floor = floorShare(hist, above: percentiles[0], total: stats.pixelCount)
-        if percentiles[0] < 4, floor > n0 {
+        if percentiles[0] < 4, floor > max(n0, lowKeyBlackShare.lowerBound) {
           let grainy = smoothstep(grainyFloor.lowerBound, grainyFloor.upperBound,
             floorGrain(stats, above: percentiles[0]))
           n0 = max(n0, floor * grainy * (1 - smoothstep(2, 4, percentiles[0])))

@@ -58,8 +58,11 @@ struct SuggestionRanker {
     (isFix(p) ? 1 : 0) + p.need + p.appeal * (1 - p.need) + p.rankBonus
   }
 
-  /// The applicable recipes of `kinds`, best first by score (not yet measured).
-  func proposals(from recipes: [Recipe], disabled: Set<String>) -> [Candidate] {
+  /// The applicable recipes among `recipes` for `analysis`, best first by score (not yet
+  /// measured).
+  static func proposals(
+    for analysis: PhotoAnalysis, from recipes: [Recipe], disabled: Set<String>
+  ) -> [Candidate] {
     var out: [Candidate] = []
     for r in recipes where !disabled.contains(r.id) {
       guard let p = r.proposal(for: analysis) else { continue }
@@ -67,7 +70,8 @@ struct SuggestionRanker {
     }
     // Stable: equal scores keep catalogue order.
     return out.enumerated().sorted {
-      $0.element.score != $1.element.score ? $0.element.score > $1.element.score
+      $0.element.score != $1.element.score
+        ? $0.element.score > $1.element.score
         : $0.offset < $1.offset
     }.map(\.element)
   }
@@ -92,13 +96,18 @@ struct SuggestionRanker {
     return c
   }
 
-  /// The first candidate that is a fix and visibly changes the photo, measuring as few as
-  /// needed; nil when the best-ranked recipe is not a fix or barely changes the photo.
-  func top(disabled: Set<String>) -> Candidate? {
-    let ranked = proposals(from: Recipe.all.filter { $0.kind != .theme }, disabled: disabled)
-    guard let first = ranked.first, Self.isFix(first.proposal) else { return nil }
-    let m = measured(first)
-    return m.change >= Self.minimumTopChange ? m : nil
+  /// The best-ranked candidate when it is a fix that visibly changes the photo; nil when it is
+  /// not a fix or barely changes the photo. The measuring copy is only made (by `measureCopy`)
+  /// when there is a fix to measure, so a photo left alone costs no resize, Lab conversion or
+  /// render (about 1 ms of CPU of the 512-px `topSuggestion`).
+  static func top(
+    analysis: PhotoAnalysis, disabled: Set<String>, measureCopy: () -> Image
+  ) -> Candidate? {
+    let ranked = proposals(
+      for: analysis, from: Recipe.all.filter { $0.kind != .theme }, disabled: disabled)
+    guard let first = ranked.first, isFix(first.proposal) else { return nil }
+    let m = SuggestionRanker(analysis: analysis, measureCopy: measureCopy()).measured(first)
+    return m.change >= minimumTopChange ? m : nil
   }
 
   /// Every visible candidate among `recipes`, ordered: by score, near-duplicates of a better one
@@ -107,7 +116,7 @@ struct SuggestionRanker {
     _ recipes: [Recipe], disabled: Set<String>, isCancelled: () -> Bool
   ) -> [Candidate]? {
     var visible: [Candidate] = []
-    for c in proposals(from: recipes, disabled: disabled) {
+    for c in Self.proposals(for: analysis, from: recipes, disabled: disabled) {
       if isCancelled() { return nil }
       let m = measured(c)
       if m.change >= Self.minimumChange { visible.append(m) }

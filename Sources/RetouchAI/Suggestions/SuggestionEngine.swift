@@ -89,8 +89,9 @@ public struct SuggestionEngine: Sendable {
   ) -> EditConfig? {
     let small = PhotoAnalyzer.analysisCopy(of: image)
     let analysis = PhotoAnalyzer().analyzeSmall(small, fullSize: image.size, metadata: metadata)
-    let ranker = SuggestionRanker(analysis: analysis, measureCopy: Self.measureCopy(of: small))
-    return ranker.top(disabled: disabledLooks)?.proposal.config
+    return SuggestionRanker.top(analysis: analysis, disabled: disabledLooks) {
+      Self.measureCopy(of: small)
+    }?.proposal.config
   }
 
   /// Up to `options.maxSuggestions` suggestions, best first, then the themes when asked for.
@@ -158,9 +159,10 @@ public struct SuggestionEngine: Sendable {
     else { return SuggestionResult([]) }
 
     var picks: [(Recipe?, EditConfig, Double)] = []
-    let improves = ranked.first.map {
-      SuggestionRanker.isFix($0.proposal) && $0.change >= SuggestionRanker.minimumTopChange
-    } ?? false
+    let improves =
+      ranked.first.map {
+        SuggestionRanker.isFix($0.proposal) && $0.change >= SuggestionRanker.minimumTopChange
+      } ?? false
     if options.offerOriginal && !improves && !disabled.contains(Self.originalID) {
       picks.append((nil, .neutral, 0))
     }
