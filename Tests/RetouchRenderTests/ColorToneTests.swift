@@ -222,7 +222,9 @@ struct ColorToneTests {
     let t = 0.55, airlight = 0.75
     let veil = (1 - t) * airlight
     // (I − veil)/(1 − veil) = t·J/(1 − veil), so exposure multiplies by (1 − veil)/t.
-    let dehazed = transform([.dehaze: veil / 0.5, .exposure: log2((1 - veil) / t)])
+    let dehazed = transform([
+      .dehaze: veil / ColorToneTransform.dehazeVeil, .exposure: log2((1 - veil) / t),
+    ])
     for j in [SIMD3<Double>(0.6, 0.35, 0.25), SIMD3(0.05, 0.2, 0.6), SIMD3(0.3, 0.3, 0.3)] {
       let hazy = j * t + SIMD3(repeating: veil)
       let out = dehazed.apply(

@@ -62,9 +62,9 @@ enum ExposureMeasurement {
   static let grainyFloor = 0.5...0.8
 
   /// Mean absolute L* difference of horizontally neighbouring pixels that both lie within
-  /// ``floorWidth`` above `lightness` (the darkest percent's L*, under 3 so the floor stays on
-  /// the linear segment of L*, `L* = 903.3·Y`). 0 without such pairs. One pass over the
-  /// luminance plane.
+  /// ``floorWidth`` above `lightness` (the darkest percent's L*), the floor cut at L* 8 so it
+  /// stays on the linear segment of L*, `L* = 903.3·Y`. 0 without such pairs. One pass over
+  /// the luminance plane.
   static func floorGrain(_ stats: PixelStatistics, above lightness: Double) -> Double {
     let scale: Float = 24389.0 / 27.0
     let limit = Float(min(lightness + floorWidth, 8)) / scale

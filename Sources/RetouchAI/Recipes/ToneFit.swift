@@ -99,13 +99,14 @@ enum ToneFit {
     let ls = ExposureAnalysis.percentileKeys.map { a.lightness(percentile: $0) }
     let ys = ls.map { luminance(lightness: $0) }
     let cleanBlack = luminance(lightness: 3)
-    let k = min(max(ys[0] - cleanBlack, 0) * strength, 0.5)
+    let most = ColorToneTransform.dehazeVeil
+    let k = min(max(ys[0] - cleanBlack, 0) * strength, most)
     // A veil over a frame with no span of its own (all one grey) shows no white level: the
     // white is taken at least 0.4 above the black level.
     let w = max(ys[6], min(1, k + 0.4))
     guard k > 0.002, w - k > 0.05 else { return [:] }
-    let dehaze = Sizing.step(k / 0.5)
-    let removed = 0.5 * dehaze
+    let dehaze = Sizing.step(k / most)
+    let removed = most * dehaze
     let exposure = Sizing.step(log2(w * (1 - removed) / (w - removed)))
     var p: [EditSettingType: Double] = [.dehaze: dehaze]
     if exposure != 0 { p[.exposure] = exposure }

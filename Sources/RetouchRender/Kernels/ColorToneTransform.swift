@@ -22,7 +22,7 @@ import RetouchCore
 ///      source white, so +1 turns the photo magenta and −1 green). A source white bluer than
 ///      D65 warms the photo, so positive temperature raises R/B of a grey. Exactly neutral at 0.
 ///    - *Dehaze* (``EditSettingType/dehaze``, −1…1), before the white balance: positive values
-///      take away a grey veil of linear light `v = 0.5·dehaze`, `c' = (c − v)/(1 − v)` (clipped
+///      take away a grey veil of linear light `v = 0.5·dehaze` (``dehazeVeil``), `c' = (c − v)/(1 − v)` (clipped
 ///      at 0), which exactly inverts the airlight model of haze, `I = t·J + (1 − t)·A`, for the
 ///      part `(1 − t)·A` it names, and keeps white white; negative values add one,
 ///      `c' = (1 − v)·c + v`. Done per channel in linear light, so the colours under the veil
@@ -103,6 +103,10 @@ public struct ColorToneTransform: Sendable {
   let lookSaturation: Float
   let lookRed: [Float], lookGreen: [Float], lookBlue: [Float]
 
+  /// The veil of linear light (0...1 of white) that Dehaze ±1 takes away or adds; a value `d`
+  /// moves `dehazeVeil · |d|`.
+  public static let dehazeVeil = 0.5
+
   /// The settings this transform implements; any other setting is left to other stages.
   public static let coveredSettings: Set<EditSettingType> = {
     var s: Set<EditSettingType> = [
@@ -142,7 +146,7 @@ public struct ColorToneTransform: Sendable {
     }
     // Dehaze before the matrix: c' = a·c − b on every channel, so M·c' = (a·M)·c − b·M·1.
     let dehaze = value(.dehaze)
-    let veil = 0.5 * abs(dehaze)
+    let veil = Self.dehazeVeil * abs(dehaze)
     let (scale, shift) = dehaze > 0 ? (1 / (1 - veil), veil / (1 - veil)) : (1 - veil, -veil)
     var o = [0.0, 0.0, 0.0]
     if dehaze != 0 {
