@@ -11,13 +11,18 @@ import Foundation
 ///   `e_c = (mean |∇c|²)^(1/2)` over neighbouring trusted pixels. A large uniformly coloured
 ///   object adds only its outline here, which is what makes the pair robust to it.
 enum ColorMeasurement {
+  /// - Parameter greyPixels: the grey-pixel estimate of the same copy (``GreyPixels``), kept
+  ///   as ``ColorAnalysis/greyPixelTint``.
   static func measure(
-    _ stats: PixelStatistics, exposure: ExposureAnalysis, darkIntent: Double
+    _ stats: PixelStatistics, exposure: ExposureAnalysis, darkIntent: Double,
+    greyPixels: GreyPixels.Estimate? = nil
   ) -> ColorAnalysis {
     let n = Double(max(1, stats.pixelCount))
     let trustedShare = Double(stats.totals.trustedCount) / n
     let hueTotal = stats.totals.hueWeights.reduce(0, +)
-    let hueShares = hueTotal > 0 ? stats.totals.hueWeights.map { $0 / hueTotal } : [Double](repeating: 0, count: 8)
+    let hueShares =
+      hueTotal > 0
+      ? stats.totals.hueWeights.map { $0 / hueTotal } : [Double](repeating: 0, count: 8)
     let meanChroma = stats.totals.chromaSum / Double(max(1, stats.totals.chromaCount))
 
     guard stats.totals.trustedCount >= 64 else {
@@ -29,8 +34,9 @@ enum ColorMeasurement {
       pow(stats.totals.shadesOfGray / Double(stats.totals.trustedCount), SIMD3(repeating: 1 / 6)))
     var estimate = sog
     var agreement = 1.0
-    if stats.totals.edgeCount >= 64, let ge = optionalLog(
-      (stats.totals.grayEdge / Double(stats.totals.edgeCount)).squareRoot())
+    if stats.totals.edgeCount >= 64,
+      let ge = optionalLog(
+        (stats.totals.grayEdge / Double(stats.totals.edgeCount)).squareRoot())
     {
       estimate = 0.5 * (sog + ge)
       let d = sog - ge
@@ -64,7 +70,8 @@ enum ColorMeasurement {
     let confidence = coverage * (0.4 + 0.6 * agreement) * oneColour * lightIsScene * misty
     return ColorAnalysis(
       illuminant: illuminant, warmth: warmth, greenTint: greenTint,
-      confidence: min(1, max(0, confidence)), meanChroma: meanChroma, hueShares: hueShares)
+      confidence: min(1, max(0, confidence)), meanChroma: meanChroma, hueShares: hueShares,
+      greyPixelTint: greyPixels.map { min(max($0.greenTint, -3), 3) })
   }
 
   /// log2 of each channel divided by green.

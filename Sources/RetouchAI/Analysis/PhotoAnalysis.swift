@@ -143,11 +143,16 @@ public struct ColorAnalysis: Sendable, Hashable, Codable {
   /// of its encoded RGB, split between the two bands whose centres bracket its HSV hue with the
   /// mixer's raised-cosine weights — so a share says how much of the photo a band's slider moves.
   public var hueShares: [Double]
+  /// The green–magenta axis as the photo's grey pixels read it (``greenTint``'s units), a
+  /// second opinion from another method; nil when too few pixels qualify (or in analyses
+  /// written before it existed). When both agree, a small tint is more likely a cast.
+  public var greyPixelTint: Double?
 
   public init(
     illuminant: [Double], warmth: Double, greenTint: Double, confidence: Double,
-    meanChroma: Double, hueShares: [Double]
+    meanChroma: Double, hueShares: [Double], greyPixelTint: Double? = nil
   ) {
+    self.greyPixelTint = greyPixelTint
     self.illuminant = illuminant
     self.warmth = warmth
     self.greenTint = greenTint

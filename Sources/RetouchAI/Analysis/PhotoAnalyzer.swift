@@ -80,7 +80,7 @@ public struct PhotoAnalyzer: Sendable {
     let faceDetector = FaceDetector(
       detectionLongEdge: FaceDetector.defaultDetectionLongEdge, threads: 1)
     let faceSlot = Slot<[FaceObservation]>([])
-    let statsSlot = Slot<(PixelStatistics, SceneFeatures)?>(nil)
+    let statsSlot = Slot<(PixelStatistics, SceneFeatures, GreyPixels.Estimate?)?>(nil)
     let shared = SharedInputs(copy: copy, plane: plane, focus: focus)
     DispatchQueue.concurrentPerform(iterations: 2) { side in
       if side == 0 {
@@ -89,19 +89,24 @@ public struct PhotoAnalyzer: Sendable {
       } else {
         statsSlot.value = (
           PixelStatistics(shared.copy),
-          SceneFeatures(image: shared.copy, plane: shared.plane, focus: shared.focus)
+          SceneFeatures(image: shared.copy, plane: shared.plane, focus: shared.focus),
+          GreyPixels.estimate(shared.copy)
         )
       }
     }
     let faces = faceSlot.value
-    let (stats, sceneFeatures) =
+    let (stats, sceneFeatures, greyPixels) =
       statsSlot.value
-      ?? (PixelStatistics(copy), SceneFeatures(image: copy, plane: plane, focus: focus))
+      ?? (
+        PixelStatistics(copy), SceneFeatures(image: copy, plane: plane, focus: focus),
+        GreyPixels.estimate(copy)
+      )
     let subject = SubjectFinder.findSubject(plane: plane, focus: focus, faces: faces)
     let capture = Self.captureFacts(metadata)
     let (exposure, darkIntent) = ExposureMeasurement.measure(
       .init(stats: stats, subject: subject, faces: faces, capture: capture))
-    let color = ColorMeasurement.measure(stats, exposure: exposure, darkIntent: darkIntent)
+    let color = ColorMeasurement.measure(
+      stats, exposure: exposure, darkIntent: darkIntent, greyPixels: greyPixels)
     let sharpness = SharpnessMeasurement.measure(stats, subject: subject)
     var analysis = PhotoAnalysis(
       pixelSize: fullSize, exposure: exposure, color: color, faces: faces, subject: subject,

@@ -119,7 +119,7 @@ extension Recipe {
   ) { a in
     let removed = CastRemoval.removedShare(
       of: a.color.greenTint, confidence: CastRemoval.tintConfidence(a),
-      ramp: CastRemoval.tintRamp)
+      ramp: CastRemoval.tintRamp(for: a))
     guard removed != 0 else { return nil }
     let s = WhiteBalanceSliders.shared.sliders(warmthChange: 0, greenTintChange: -removed)
     guard abs(s.tint) >= 0.02 else { return nil }
@@ -175,7 +175,7 @@ extension Recipe {
     // Green–magenta comes along when it is clearly off too, so the grey ends up grey.
     let g = CastRemoval.removedShare(
       of: a.color.greenTint, confidence: CastRemoval.tintConfidence(a),
-      ramp: CastRemoval.tintRamp)
+      ramp: CastRemoval.tintRamp(for: a))
     let s = WhiteBalanceSliders.shared.sliders(warmthChange: -removed, greenTintChange: -g)
     guard abs(s.temperature) >= 0.02 else { return nil }
     var p: [EditSettingType: Double] = [.temperature: Sizing.step(s.temperature)]
@@ -212,6 +212,27 @@ enum CastRemoval {
   static let blueSceneRamp = (start: 0.25, full: 0.55)
   /// The green–magenta axis (log2 G/√(R·B)); narrower, as cameras and scenes vary less there.
   static let tintRamp = (start: 0.12, full: 0.3)
+  /// Where the tint ramp moves when the grey pixels (``ColorAnalysis/greyPixelTint``) read the
+  /// same tint as the two-estimate mean (within 0.03; no move beyond 0.08 apart). Each method
+  /// alone scatters by up to 0.2 on good photos, but mostly on different photos (a leafy
+  /// scene against sky, food, a green-lit subject), so agreement is what tells a mild cast
+  /// (0.14 for the harness's +10 % green, read within 0.01 by both) from a photo's own colour.
+  /// Not in a scene lit by its own light (sunset, lamps, night; ``warmLightScene(_:)``), whose
+  /// pink or green is the light's.
+  static let agreedTintRamp = (start: 0.06, full: 0.16)
+
+  /// The tint ramp for this photo: ``tintRamp`` moved toward ``agreedTintRamp`` as the two
+  /// methods agree.
+  static func tintRamp(for a: PhotoAnalysis) -> (start: Double, full: Double) {
+    guard let grey = a.color.greyPixelTint else { return tintRamp }
+    let agree =
+      (1 - Sizing.ramp(abs(grey - a.color.greenTint), from: 0.03, to: 0.08))
+      * (1 - warmLightScene(a))
+    return (
+      tintRamp.start + (agreedTintRamp.start - tintRamp.start) * agree,
+      tintRamp.full + (agreedTintRamp.full - tintRamp.full) * agree
+    )
+  }
   /// Below this confidence the estimate is not acted on: a sunset or lamp-lit photo whose
   /// light is the scene measures about 0.2, a photo with a strong cast 0.3 and up.
   static let minimumConfidence = 0.25
