@@ -63,4 +63,81 @@ struct GreyPixelsTests {
     a.color.greyPixelTint = nil
     #expect(Recipe.fixTint.config(for: a) == nil)
   }
+
+  /// A balanced daylight analysis without the light in frame (the brightest percent 30 L*
+  /// above the median) and the given blue–amber readings.
+  static func daylight(warmth: Double, confidence: Double, greyPixelWarmth: Double?)
+    -> PhotoAnalysis
+  {
+    var a = balancedAnalysis()
+    a.exposure.lightnessPercentiles = [3, 8, 30, 50, 66, 76, 80]
+    a.color.warmth = warmth
+    a.color.confidence = confidence
+    a.color.greyPixelWarmth = greyPixelWarmth
+    return a
+  }
+
+  /// A mild warm estimate (0.18) of a trusted daylight photo is removed when the grey pixels
+  /// read the same, and left alone when they read the photo as neutral or give no opinion; the
+  /// same holds for a cool one.
+  @Test(arguments: [0.18, -0.18])
+  func warmthAgreementLowersTheWarmthRamp(warmth: Double) throws {
+    let recipe = warmth > 0 ? Recipe.coolDown : Recipe.warmUp
+    var a = Self.daylight(warmth: warmth, confidence: 0.9, greyPixelWarmth: warmth - 0.02)
+    let fix = try #require(recipe.config(for: a))
+    #expect(fix.value(of: .temperature) * warmth < 0, "against the cast: \(fix)")
+    a.color.greyPixelWarmth = 0
+    #expect(recipe.config(for: a) == nil)
+    a.color.greyPixelWarmth = nil
+    #expect(recipe.config(for: a) == nil)
+  }
+
+  /// A warm estimate whose confidence a dominant orange lowered (0.4) is removed more fully
+  /// when the grey pixels agree; a distrusted one (0.2) stays left alone however they read.
+  @Test func warmthAgreementRaisesTheShareRemoved() throws {
+    var a = Self.daylight(warmth: 0.5, confidence: 0.4, greyPixelWarmth: nil)
+    let alone = try #require(Recipe.coolDown.config(for: a))
+    a.color.greyPixelWarmth = 0.52
+    let agreed = try #require(Recipe.coolDown.config(for: a))
+    let removedAlone = -WhiteBalanceSliders.response(alone).x
+    let removedAgreed = -WhiteBalanceSliders.response(agreed).x
+    #expect(removedAgreed > removedAlone + 0.1, "\(removedAlone) → \(removedAgreed)")
+    #expect(removedAgreed < 0.55, "does not overshoot: \(removedAgreed)")
+    a.color.confidence = 0.2
+    #expect(Recipe.coolDown.config(for: a) == nil)
+  }
+
+  /// A scene that is nearly all blue (sky, sea) is not warmed on a middling estimate even when
+  /// the grey pixels read it as cool too: the blue-scene rule asks for the colour confidence
+  /// itself, not the one raised by agreement.
+  @Test func blueSceneIsNotWarmedOnAgreement() {
+    var a = balancedAnalysis()
+    a.color.warmth = -0.45
+    a.color.greyPixelWarmth = -0.45
+    a.color.confidence = 0.45
+    a.color.hueShares = [0, 0.02, 0.01, 0, 0.35, 0.62, 0, 0]
+    #expect(Recipe.warmUp.config(for: a) == nil)
+  }
+
+  /// End to end: a made-up face close-up (g63) given the harness's mild warm cast (linear
+  /// gains 1.15, 1, 1/1.15). Both methods read the cast (0.3–0.4 above the original), and with
+  /// their agreement Cool Down takes the photo most of the way back; on the mean alone it
+  /// removes about half.
+  @Test func agreedMildWarmCastIsMostlyRemoved() throws {
+    let engine = SuggestionEngine()
+    let original = try AnalysisFixtures.decode("g63").image
+    let warm = AnalysisFixtures.gained(original, 1.15, 1, 1 / 1.15)
+    let before = engine.analysis(of: original).color
+    var a = engine.analysis(of: warm)
+    let cast = a.color.warmth - before.warmth
+    let greyCast = try #require(a.color.greyPixelWarmth) - (before.greyPixelWarmth ?? 0)
+    #expect(cast > 0.3 && greyCast > 0.3, "mean \(cast), grey pixels \(greyCast)")
+    let agreed = try #require(Recipe.coolDown.config(for: a))
+    a.color.greyPixelWarmth = nil
+    let alone = try #require(Recipe.coolDown.config(for: a))
+    let removedAgreed = -WhiteBalanceSliders.response(agreed).x
+    let removedAlone = -WhiteBalanceSliders.response(alone).x
+    #expect(removedAgreed > 0.8 * cast, "removes \(removedAgreed) of \(cast)")
+    #expect(removedAlone < 0.7 * cast, "alone removes \(removedAlone) of \(cast)")
+  }
 }

@@ -12,7 +12,7 @@ import Foundation
 ///   object adds only its outline here, which is what makes the pair robust to it.
 enum ColorMeasurement {
   /// - Parameter greyPixels: the grey-pixel estimate of the same copy (``GreyPixels``), kept
-  ///   as ``ColorAnalysis/greyPixelTint``.
+  ///   as ``ColorAnalysis/greyPixelTint`` and ``ColorAnalysis/greyPixelWarmth``.
   static func measure(
     _ stats: PixelStatistics, exposure: ExposureAnalysis, darkIntent: Double,
     greyPixels: GreyPixels.Estimate? = nil
@@ -71,7 +71,8 @@ enum ColorMeasurement {
     return ColorAnalysis(
       illuminant: illuminant, warmth: warmth, greenTint: greenTint,
       confidence: min(1, max(0, confidence)), meanChroma: meanChroma, hueShares: hueShares,
-      greyPixelTint: greyPixels.map { min(max($0.greenTint, -3), 3) })
+      greyPixelTint: greyPixels.map { min(max($0.greenTint, -3), 3) },
+      greyPixelWarmth: greyPixels.map { min(max($0.warmth, -3), 3) })
   }
 
   /// log2 of each channel divided by green.

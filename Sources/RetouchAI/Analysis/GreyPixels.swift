@@ -19,7 +19,8 @@ import RetouchCore
 /// on the green–magenta axis is 0.017 against 0.029 (log2 G/√(R·B)), and on the harness's green
 /// and magenta casts it reads 0.8–1.05 of the cast, against about 0.8. On the blue–amber axis it
 /// reads the light's own colour more fully (a sunset 2.1 where the mean reads 1.2), so that axis
-/// keeps the two-estimate mean, whose ramps are set for it.
+/// keeps the two-estimate mean, whose ramps are set for it, and uses this reading only as a
+/// check on it (``ColorAnalysis/greyPixelWarmth``, ``CastRemoval/warmthAgreement(_:)``).
 ///
 /// Cost: a quarter of the copy's pixels judged, 15 table look-ups each, and a 3 × 3 box filter
 /// on them. Deterministic (one thread, fixed order).

@@ -147,12 +147,18 @@ public struct ColorAnalysis: Sendable, Hashable, Codable {
   /// second opinion from another method; nil when too few pixels qualify (or in analyses
   /// written before it existed). When both agree, a small tint is more likely a cast.
   public var greyPixelTint: Double?
+  /// The blue–amber axis as the photo's grey pixels read it (``warmth``'s units, clamped to
+  /// ±3); nil as ``greyPixelTint`` is. When both agree, a warm or cool reading is more likely a
+  /// cast.
+  public var greyPixelWarmth: Double?
 
   public init(
     illuminant: [Double], warmth: Double, greenTint: Double, confidence: Double,
-    meanChroma: Double, hueShares: [Double], greyPixelTint: Double? = nil
+    meanChroma: Double, hueShares: [Double], greyPixelTint: Double? = nil,
+    greyPixelWarmth: Double? = nil
   ) {
     self.greyPixelTint = greyPixelTint
+    self.greyPixelWarmth = greyPixelWarmth
     self.illuminant = illuminant
     self.warmth = warmth
     self.greenTint = greenTint

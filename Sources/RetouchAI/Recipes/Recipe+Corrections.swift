@@ -169,8 +169,9 @@ extension Recipe {
         + blueMaterial
       guard CastRemoval.trust(a) >= required else { return nil }
     }
+    guard CastRemoval.trust(a) >= CastRemoval.minimumConfidence else { return nil }
     let removed = CastRemoval.removedShare(
-      of: w, confidence: CastRemoval.trust(a), ramp: CastRemoval.warmthRamp(for: a))
+      of: w, confidence: CastRemoval.warmthTrust(a), ramp: CastRemoval.warmthRamp(for: a))
     guard removed != 0 else { return nil }
     // Green–magenta comes along when it is clearly off too, so the grey ends up grey.
     let g = CastRemoval.removedShare(
@@ -264,7 +265,8 @@ enum CastRemoval {
 
   /// The warmth ramp for this photo: ``warmthRamp`` moved toward ``warmLightRamp`` (a warm
   /// estimate) by ``warmLightScene(_:)``, or toward ``blueSceneRamp`` (a cool estimate) as
-  /// blue and aqua go from 50 % to 80 % of the photo's colour.
+  /// blue and aqua go from 50 % to 80 % of the photo's colour; then, for what is left of the
+  /// plain-scene ramp, toward ``agreedWarmthRamp`` by ``warmthAgreement(_:)``.
   static func warmthRamp(for a: PhotoAnalysis) -> (start: Double, full: Double) {
     let toward: (start: Double, full: Double)
     let amount: Double
@@ -275,10 +277,55 @@ enum CastRemoval {
       toward = blueSceneRamp
       amount = Sizing.ramp(a.color.blueShare, from: 0.5, to: 0.8)
     }
-    return (
-      warmthRamp.start + (toward.start - warmthRamp.start) * amount,
-      warmthRamp.full + (toward.full - warmthRamp.full) * amount
+    let scene = (
+      start: warmthRamp.start + (toward.start - warmthRamp.start) * amount,
+      full: warmthRamp.full + (toward.full - warmthRamp.full) * amount
     )
+    let agreed = warmthAgreement(a) * (1 - amount)
+    return (
+      scene.start + (agreedWarmthRamp.start - scene.start) * agreed,
+      scene.full + (agreedWarmthRamp.full - scene.full) * agreed
+    )
+  }
+
+  /// Where the warmth ramp moves when the grey pixels (``ColorAnalysis/greyPixelWarmth``) read
+  /// the same blue–amber cast as the two-estimate mean (``warmthAgreement(_:)``), in a scene
+  /// neither lit by its own light nor mostly blue.
+  ///
+  /// The two methods are fooled by different things: the mean by bright and dominant colours
+  /// (shades of grey weights bright pixels as the sixth power), the grey pixels by textured
+  /// coloured material (wood, leaves, fruit read as grey under a warm light). Of the 96 shared
+  /// photos with a grey-pixel estimate, 56 read beyond ±0.15 in one of the two; their readings
+  /// lie a median 0.26 apart (cups 0.23 against 0.36, fruit 0.26 against 0.48, leaves against
+  /// sky 0.26 against 0.97) and only 2 within 0.05 (food under flash, a portrait). The
+  /// harness's +0.40 cast moves both by about as much (+0.31 to +0.42 each on photos whose
+  /// pixels do not clip), so a reading both make is a cast more often than a colour of the
+  /// scene.
+  static let agreedWarmthRamp = (start: 0.08, full: 0.25)
+
+  /// How closely the grey pixels' warmth matches the two-estimate mean's (0...1): 1 within
+  /// 0.05 (log2 R/B), 0 from 0.15 apart or without a grey-pixel estimate. Wider than the tint's
+  /// 0.03–0.08 because both methods scatter two to three times as much along this axis (median
+  /// distance from neutral of the shared set's trusted photos: 0.09 and 0.04, against 0.03 and
+  /// 0.02 for tint).
+  static func warmthAgreement(_ a: PhotoAnalysis) -> Double {
+    guard let grey = a.color.greyPixelWarmth else { return 0 }
+    return 1 - Sizing.ramp(abs(grey - a.color.warmth), from: 0.05, to: 0.15)
+  }
+
+  /// The confidence a blue–amber cast is removed with: ``trust(_:)``, raised toward
+  /// 1.6 × that (at most 1) by ``warmthAgreement(_:)``.
+  ///
+  /// The colour confidence lowers what is removed for reasons that make the estimate doubtful
+  /// (one dominant colour, shades of grey and grey edge apart, a warm reading in a backlit
+  /// frame), and a warm cast itself raises those doubts: the photo turns more orange, and a
+  /// backlit frame's reading enters the warm-light range (under the harness's +0.40, a sunlit
+  /// portrait goes from 0.87 to 0.71, tomatoes against a bright sky from 0.99 to 0.36). An
+  /// independent method that reads the same cast answers part of that doubt. Acting at all still needs ``trust(_:)`` to reach
+  /// ``minimumConfidence``, so a photo whose estimate was not trusted stays left alone.
+  static func warmthTrust(_ a: PhotoAnalysis) -> Double {
+    let t = trust(a)
+    return t + (min(1, 1.6 * t) - t) * warmthAgreement(a)
   }
 
   /// The part of `cast` (log2 units, signed) to remove; 0 when that is too small to matter or
