@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-swift build -c release --product retouch 2>&1 | grep -E "error|warning: unre|Build" | tail -3 || true
+scripts/build.sh -c release --product retouch 2>&1 | grep -E "error|warning: unre|Build" | tail -3 || true
 bin="$(swift build -c release --show-bin-path)/retouch"
 export RETOUCH_SAMPLES="$PWD/Samples"
 exec "$bin" serve "$@"

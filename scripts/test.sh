@@ -7,13 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 build=(-c release --scratch-path .build/test -Xswiftc -enable-testing)
-swift build "${build[@]}" --build-tests
-# An incremental build can keep modules compiled against an older struct layout (see the
-# script); recompile those before testing. Each pass can only reach modules further up.
+scripts/build.sh "${build[@]}" --build-tests
 bin="$(swift build "${build[@]}" --show-bin-path)"
-for _ in 1 2 3; do
-  scripts/drop-stale-modules.sh "$bin" || break
-  swift build "${build[@]}" --build-tests
-done
 swift test "${build[@]}" --skip-build "$@"
 RETOUCH_BIN="$bin/retouch" scripts/webtest.sh
