@@ -5,20 +5,29 @@ import RetouchCore
 import RetouchIO
 import RetouchRender
 
-/// `retouch convert IN OUT [--quality Q] [--max-size PX] [--format jpeg|png|heic]`.
+/// `retouch convert IN OUT [--quality Q] [--max-size PX] [--format jpeg|png|heic]`, or
+/// `retouch convert IN -o OUT …` like the other commands that write a photo.
 enum ConvertCommand: Subcommand {
   static let spec = CommandSpec(
     name: "convert",
-    abstract: "Convert a photo to JPEG, PNG or HEIC, upright and colour-managed, optionally smaller.",
-    usage: "IN OUT [--quality Q] [--max-size PX] [--format jpeg|png|heic]",
+    abstract:
+      "Convert a photo to JPEG, PNG or HEIC, upright and colour-managed, optionally smaller.",
+    usage: "IN OUT | IN -o OUT [--quality Q] [--max-size PX] [--format jpeg|png|heic]",
     options: [
+      .init(
+        name: "output", value: "OUT", help: "Where to write the photo (instead of OUT).", short: "o"
+      ),
       .init(name: "quality", value: "Q", help: "JPEG/HEIC quality 1…100 (default 90)."),
-      .init(name: "max-size", value: "PX", help: "Longest edge of the output in pixels (shrinks on load)."),
-      .init(name: "format", value: "FMT", help: "jpeg, png or heic (default: from OUT's extension, else jpeg)."),
+      .init(
+        name: "max-size", value: "PX",
+        help: "Longest edge of the output in pixels (shrinks on load)."),
+      .init(
+        name: "format", value: "FMT",
+        help: "jpeg, png or heic (default: from OUT's extension, else jpeg)."),
       .init(name: "chroma", value: "444|420", help: "JPEG/HEIC chroma subsampling (default 420)."),
       .init(name: "progressive", value: nil, help: "Write a progressive JPEG."),
     ],
-    positionals: 2...2,
+    positionals: 1...2,
     discussion: """
       The output carries the input's metadata corrected for the new image: orientation 1, the new
       pixel size, the new colour profile, the software tag; the EXIF thumbnail is dropped.
@@ -27,7 +36,14 @@ enum ConvertCommand: Subcommand {
 
   static func run(_ arguments: ParsedArguments) throws(CLIError) -> Int32 {
     let input = URL(fileURLWithPath: arguments.positionals[0])
-    let output = URL(fileURLWithPath: arguments.positionals[1])
+    let outPath: String
+    switch (arguments.positionals.count, arguments.value("output")) {
+    case (2, nil): outPath = arguments.positionals[1]
+    case (1, let o?): outPath = o
+    case (2, _): throw CLIError.usage("'retouch convert' takes OUT or -o OUT, not both.")
+    default: throw CLIError.usage("'retouch convert' needs an output: OUT or -o OUT.")
+    }
+    let output = URL(fileURLWithPath: outPath)
     let format = try outputFormat(arguments.value("format"), for: output)
     var encodeOptions = EncodeOptions()
     encodeOptions.quality = try arguments.int("quality", in: 1...100) ?? 90
@@ -59,7 +75,8 @@ enum ConvertCommand: Subcommand {
       image = image.resized(to: image.size.fitting(longEdge: maxSize))
     }
     do {
-      try ImageEncoder(options: encodeOptions).write(image, as: format, metadata: decoded.metadata, to: output)
+      try ImageEncoder(options: encodeOptions).write(
+        image, as: format, metadata: decoded.metadata, to: output)
     } catch {
       throw CLIError(error)
     }
@@ -82,7 +99,8 @@ enum ConvertCommand: Subcommand {
     let a = input.resolvingSymlinksInPath().standardizedFileURL.path
     let b = output.resolvingSymlinksInPath().standardizedFileURL.path
     if a == b {
-      throw CLIError.usage("the output would replace the input '\(input.lastPathComponent)'; choose another OUT.")
+      throw CLIError.usage(
+        "the output would replace the input '\(input.lastPathComponent)'; choose another OUT.")
     }
   }
 }

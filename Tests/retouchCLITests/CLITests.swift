@@ -128,6 +128,23 @@ struct ConvertCommandTests {
     #expect(item["decodedHeight"] as? Int == 225)
   }
 
+  /// `-o OUT` works as in the other commands that write a photo; OUT and -o together, or
+  /// neither, are usage errors.
+  @Test func takesTheOutputAsOptionToo() throws {
+    let dir = try CLIRunner.temporaryDirectory()
+    let out = dir.appendingPathComponent("small.png")
+    let r = try CLIRunner.run(["convert", SharedPhotos.url("g04").path, "-o", out.path, "--max-size", "300"])
+    #expect(r.exitCode == 0, "\(r.stderr)")
+    let info = try CLIRunner.run(["info", "--json", out.path])
+    #expect(info.stdout.contains("\"PNG\""), "\(info.stdout)")
+    let both = try CLIRunner.run(["convert", SharedPhotos.url("g04").path, out.path, "-o", out.path])
+    #expect(both.exitCode == 64)
+    #expect(both.stderr.contains("not both"))
+    let neither = try CLIRunner.run(["convert", SharedPhotos.url("g04").path])
+    #expect(neither.exitCode == 64)
+    #expect(neither.stderr.contains("needs an output"))
+  }
+
   @Test func refusesToReplaceTheInput() throws {
     let dir = try CLIRunner.temporaryDirectory()
     let input = dir.appendingPathComponent("in.jpg")
