@@ -122,7 +122,9 @@ struct GreyPixelsTests {
   /// End to end: a made-up face close-up (g63) given the harness's mild warm cast (linear
   /// gains 1.15, 1, 1/1.15). Both methods read the cast (0.3–0.4 above the original), and with
   /// their agreement Cool Down takes the photo most of the way back; on the mean alone it
-  /// removes about half.
+  /// removes no more. (It removed about half while the cast also raised the indoor score, as
+  /// it did on the harness's copy, 0.13 → 0.24; since that score is read with the cast
+  /// removed, the mean alone removes about 0.36 of 0.40 here.)
   @Test func agreedMildWarmCastIsMostlyRemoved() throws {
     let engine = SuggestionEngine()
     let original = try AnalysisFixtures.decode("g63").image
@@ -138,6 +140,6 @@ struct GreyPixelsTests {
     let removedAgreed = -WhiteBalanceSliders.response(agreed).x
     let removedAlone = -WhiteBalanceSliders.response(alone).x
     #expect(removedAgreed > 0.8 * cast, "removes \(removedAgreed) of \(cast)")
-    #expect(removedAlone < 0.7 * cast, "alone removes \(removedAlone) of \(cast)")
+    #expect(removedAlone <= removedAgreed, "alone removes \(removedAlone) of \(cast)")
   }
 }

@@ -95,7 +95,7 @@ public struct PhotoAnalyzer: Sendable {
       }
     }
     let faces = faceSlot.value
-    let (stats, sceneFeatures, greyPixels) =
+    let (stats, measuredFeatures, greyPixels) =
       statsSlot.value
       ?? (
         PixelStatistics(copy), SceneFeatures(image: copy, plane: plane, focus: focus),
@@ -112,6 +112,9 @@ public struct PhotoAnalyzer: Sendable {
       pixelSize: fullSize, exposure: exposure, color: color, faces: faces, subject: subject,
       noise: nil, sharpness: sharpness, sceneScores: [:], capture: capture)
     analysis.exposure.meanLuma = stats.totals.lumaSum / Double(max(1, stats.pixelCount)) / 255
+    // Sky, foliage and lamp colours once more with the measured cast removed (the indoor score).
+    var sceneFeatures = measuredFeatures
+    sceneFeatures.measureOnceBalanced(copy, illuminant: color.illuminant)
     analysis.sceneScores = SceneClassifier.scores(features: sceneFeatures, analysis: analysis)
     return analysis
   }

@@ -18,13 +18,16 @@ public enum SceneClassifier {
   /// A score in 0...1 for every scene.
   ///
   /// Cost: one pass over every other pixel of the analysis copy plus its grey plane, ~1 ms at
-  /// 512 px. Deterministic.
+  /// 512 px, and a lighter one over the copy with `analysis.color.illuminant` divided out
+  /// (``SceneFeatures/measureOnceBalanced(_:illuminant:)``). Deterministic.
   /// - Parameters:
   ///   - image: the small upright analysis copy.
   ///   - analysis: everything else already measured (its `sceneScores` are ignored); this uses
   ///     its faces, subject, capture facts and the dark-on-purpose verdict.
   public static func scores(for image: Image, analysis: PhotoAnalysis) -> [Scene: Double] {
-    scores(features: SceneFeatures(image: image), analysis: analysis)
+    var features = SceneFeatures(image: image)
+    features.measureOnceBalanced(image, illuminant: analysis.color.illuminant)
+    return scores(features: features, analysis: analysis)
   }
 
   /// The lowest best score that names a scene.
@@ -60,6 +63,20 @@ public enum SceneClassifier {
 
     // Bright neutral tops are clouds outdoors but lit ceilings and walls in dim places.
     let skyShare = f.skyBlueTop + 0.4 * f.brightTop * (1 - 0.8 * (dimEV ?? 0))
+    // The indoor score is an excuse for a warm estimate (it moves Cool Down's ramp), so what
+    // makes it must not be made by a warm cast. Sky and foliage are also read on the photo as
+    // it looks with its measured cast removed (``SceneFeatures/balanced``), and the larger
+    // reading counts: a warm cast takes the blue out of a daylight sky (harness copies of a
+    // pebble beach without EXIF: indoor 0 → 0.33), while a lamp-lit room shows no sky or
+    // foliage either way. Lamp-coloured pixels count only as far as they are there both as
+    // shot and once balanced: a cast turns bark or walls lamp-orange (indoor 0.22 → 0.42 on a
+    // nuthatch on a trunk), and balancing takes that back; in a real lamp-lit room (d01) the
+    // estimate removes only part of the lamp's colour, so the lamp colours stay.
+    let balanced = f.balanced
+    let outdoorSky = max(
+      skyShare,
+      balanced.map { $0.skyBlueTop + 0.4 * $0.brightTop * (1 - 0.8 * (dimEV ?? 0)) } ?? 0)
+    let outdoorGreen = max(f.green, balanced?.green ?? 0)
     let sky = ramp(skyShare, from: 0.15, to: 0.55) * (1 - 0.6 * dark)
     let nature = max(
       ramp(f.green, from: 0.08, to: 0.4) * (1 - 0.5 * ramp(f.axisAligned, from: 0.45, to: 0.65)),
@@ -73,8 +90,9 @@ public enum SceneClassifier {
       max(dark * (0.5 + 0.5 * lights), analysis.exposure.isDarkOnPurpose ? 0.7 : 0)
       * (1 - 0.5 * ramp(people, from: 0.6, to: 0.9))
     let indoor =
-      (0.6 * (dimEV ?? 0.4) + (flash ? 0.2 : 0) + 0.2 * ramp(f.warmLight, from: 0.2, to: 0.5))
-      * (1 - ramp(skyShare, from: 0.1, to: 0.3)) * (1 - ramp(f.green, from: 0.1, to: 0.3))
+      (0.6 * (dimEV ?? 0.4) + (flash ? 0.2 : 0)
+        + 0.2 * ramp(min(f.warmLight, balanced?.warmLight ?? 1), from: 0.2, to: 0.5))
+      * (1 - ramp(outdoorSky, from: 0.1, to: 0.3)) * (1 - ramp(outdoorGreen, from: 0.1, to: 0.3))
       * (1 - outdoorBright * (ev == nil ? 0 : 1))
     let closeUp = max(
       analysis.subject.isShallowDepthOfField ? 1 : 0,
@@ -131,6 +149,9 @@ package struct SceneFeatures: Sendable {
   package var axisAligned = 0.0
   /// Share of the focus tiles that are textured.
   package var texturedShare = 0.0
+  /// ``skyBlueTop``, ``brightTop``, ``green`` and ``warmLight`` of the copy with its measured
+  /// illuminant divided out (``measureOnceBalanced(_:illuminant:)``); nil until measured.
+  package var balanced: (skyBlueTop: Double, brightTop: Double, green: Double, warmLight: Double)?
 
   package init() {}
 
@@ -223,4 +244,61 @@ package struct SceneFeatures: Sendable {
     let tiles = focus.columns * focus.rows
     texturedShare = Double((0..<tiles).filter(focus.isTextured).count) / Double(max(1, tiles))
   }
+
+  /// Measures ``balanced``: the sky, foliage and lamp-light shares of `image` as it looks once
+  /// the light's colour is removed, each channel scaled in linear light by `1 / illuminant` (the
+  /// ``ColorAnalysis/illuminant``, R, G, B relative to green) and clipped at white.
+  ///
+  /// Cost: one pass over every other pixel of the copy through three 256-entry tables, about a
+  /// third of the main pass. Leaves ``balanced`` nil when `illuminant` is not three
+  /// positive finite numbers.
+  package mutating func measureOnceBalanced(_ image: Image, illuminant: [Double]) {
+    guard illuminant.count == 3, illuminant.allSatisfy({ $0.isFinite && $0 > 0 }) else { return }
+    let tables = illuminant.map { gainTable(1 / $0) }
+    let w = image.width, h = image.height
+    var n = 0, top = 0, nGreen = 0, nSkyBlue = 0, nBrightTop = 0, nWarmLight = 0
+    image.withUnsafeBytes { raw in
+      let reader = PixelReader(raw, image: image)
+      for y in stride(from: 0, to: h, by: 2) {
+        let inTop = y < h / 3
+        for x in stride(from: 0, to: w, by: 2) {
+          let (r8, g8, b8) = reader.rgb(x: x, y: y)
+          let r = tables[0][Int(r8)], g = tables[1][Int(g8)], b = tables[2][Int(b8)]
+          let mx = max(r, g, b), mn = min(r, g, b)
+          let s = mx > 0 ? (mx - mn) / mx : 0
+          let hue = Self.hue(r, g, b, max: mx, min: mn)
+          n += 1
+          nGreen &+= hue >= 55 && hue < 170 && s >= 0.18 && mx >= 0.12 ? 1 : 0
+          nWarmLight &+= hue >= 15 && hue < 50 && s >= 0.25 && s < 0.7 ? 1 : 0
+          if inTop {
+            top += 1
+            let sky = hue >= 185 && hue < 255 && s >= 0.12 && mx >= 0.3
+            nSkyBlue &+= sky ? 1 : 0
+            nBrightTop &+= !sky && mx >= 0.7 && s < 0.15 ? 1 : 0
+          }
+        }
+      }
+    }
+    balanced = (
+      skyBlueTop: Double(nSkyBlue) / Double(max(1, top)),
+      brightTop: Double(nBrightTop) / Double(max(1, top)),
+      green: Double(nGreen) / Double(max(1, n)),
+      warmLight: Double(nWarmLight) / Double(max(1, n))
+    )
+  }
+
+  /// HSV hue in degrees (0..<360; 0 for a neutral pixel) of gamma-encoded components 0...1.
+  @inline(__always)
+  static func hue(_ r: Double, _ g: Double, _ b: Double, max mx: Double, min mn: Double) -> Double {
+    let d = mx - mn
+    guard d > 0 else { return 0 }
+    let h: Double = mx == r ? (g - b) / d : mx == g ? (b - r) / d + 2 : (r - g) / d + 4
+    return h < 0 ? 60 * h + 360 : 60 * h
+  }
+}
+
+/// The encoded value (0...1) of each 8-bit sRGB code once its linear light is multiplied by
+/// `gain` and clipped at white.
+private func gainTable(_ gain: Double) -> [Double] {
+  (0..<256).map { SRGBTables.encodeExact(min(1, SRGBTables.decodeExact(Double($0) / 255) * gain)) }
 }
