@@ -179,30 +179,20 @@ package struct SceneFeatures: Sendable {
         let centerRow = y >= h / 4 && y < h * 3 / 4
         for x in stride(from: 0, to: w, by: 2) {
           let (r8, g8, b8) = reader.rgb(x: x, y: y)
-          let r = Double(r8) / 255, g = Double(g8) / 255, b = Double(b8) / 255
-          let mx = max(r, g, b), mn = min(r, g, b)
-          let s = mx > 0 ? (mx - mn) / mx : 0
-          // HSV hue: one division by the chroma, the numerator and sector offset chosen by
-          // which channel is largest (the same value as dividing in each branch; an achromatic
-          // pixel gets hue 0).
-          let d = mx - mn
-          let isR = mx == r, isG = mx == g
-          let num = isR ? g - b : isG ? b - r : r - g
-          let offset: Double = isR ? 0 : isG ? 2 : 4
-          var hue = d > 0 ? 60 * (num / (d > 0 ? d : 1) + offset) : 0
-          hue = hue < 0 ? hue + 360 : hue
+          let p = Self.hsv(Double(r8) / 255, Double(g8) / 255, Double(b8) / 255)
+          let (hue, s, mx) = (p.hue, p.s, p.v)
           n += 1
           valueSum += mx
-          nGreen &+= hue >= 55 && hue < 170 && s >= 0.18 && mx >= 0.12 ? 1 : 0
+          nGreen &+= Self.isFoliage(p) ? 1 : 0
           nEarth &+= hue >= 15 && hue < 55 && s >= 0.12 && s < 0.45 ? 1 : 0
           nNeutral &+= s < 0.12 && mx >= 0.12 && mx <= 0.95 ? 1 : 0
-          nWarmLight &+= hue >= 15 && hue < 50 && s >= 0.25 && s < 0.7 ? 1 : 0
+          nWarmLight &+= Self.isLampLight(p) ? 1 : 0
           nBright &+= mx >= 0.96 ? 1 : 0
           if inTop {
             top += 1
-            let sky = hue >= 185 && hue < 255 && s >= 0.12 && mx >= 0.3
+            let sky = Self.isSky(p)
             nSkyBlue &+= sky ? 1 : 0
-            nBrightTop &+= !sky && mx >= 0.7 && s < 0.15 ? 1 : 0
+            nBrightTop &+= !sky && Self.isBrightNeutral(p) ? 1 : 0
           }
           if centerRow && x >= w / 4 && x < w * 3 / 4 {
             center += 1
@@ -254,7 +244,9 @@ package struct SceneFeatures: Sendable {
   /// positive finite numbers.
   package mutating func measureOnceBalanced(_ image: Image, illuminant: [Double]) {
     guard illuminant.count == 3, illuminant.allSatisfy({ $0.isFinite && $0 > 0 }) else { return }
-    let tables = illuminant.map { gainTable(1 / $0) }
+    let (red, green, blue) = (
+      gainTable(1 / illuminant[0]), gainTable(1 / illuminant[1]), gainTable(1 / illuminant[2])
+    )
     let w = image.width, h = image.height
     var n = 0, top = 0, nGreen = 0, nSkyBlue = 0, nBrightTop = 0, nWarmLight = 0
     image.withUnsafeBytes { raw in
@@ -263,18 +255,15 @@ package struct SceneFeatures: Sendable {
         let inTop = y < h / 3
         for x in stride(from: 0, to: w, by: 2) {
           let (r8, g8, b8) = reader.rgb(x: x, y: y)
-          let r = tables[0][Int(r8)], g = tables[1][Int(g8)], b = tables[2][Int(b8)]
-          let mx = max(r, g, b), mn = min(r, g, b)
-          let s = mx > 0 ? (mx - mn) / mx : 0
-          let hue = Self.hue(r, g, b, max: mx, min: mn)
+          let p = Self.hsv(red[Int(r8)], green[Int(g8)], blue[Int(b8)])
           n += 1
-          nGreen &+= hue >= 55 && hue < 170 && s >= 0.18 && mx >= 0.12 ? 1 : 0
-          nWarmLight &+= hue >= 15 && hue < 50 && s >= 0.25 && s < 0.7 ? 1 : 0
+          nGreen &+= Self.isFoliage(p) ? 1 : 0
+          nWarmLight &+= Self.isLampLight(p) ? 1 : 0
           if inTop {
             top += 1
-            let sky = hue >= 185 && hue < 255 && s >= 0.12 && mx >= 0.3
+            let sky = Self.isSky(p)
             nSkyBlue &+= sky ? 1 : 0
-            nBrightTop &+= !sky && mx >= 0.7 && s < 0.15 ? 1 : 0
+            nBrightTop &+= !sky && Self.isBrightNeutral(p) ? 1 : 0
           }
         }
       }
@@ -287,13 +276,41 @@ package struct SceneFeatures: Sendable {
     )
   }
 
-  /// HSV hue in degrees (0..<360; 0 for a neutral pixel) of gamma-encoded components 0...1.
+  /// HSV of gamma-encoded components in 0...1: hue in degrees (0..<360; 0 for a neutral
+  /// pixel), saturation and value. One division by the chroma, the numerator and sector offset
+  /// chosen by which channel is largest (the same value as dividing in each branch).
   @inline(__always)
-  static func hue(_ r: Double, _ g: Double, _ b: Double, max mx: Double, min mn: Double) -> Double {
+  static func hsv(_ r: Double, _ g: Double, _ b: Double) -> (hue: Double, s: Double, v: Double) {
+    let mx = max(r, g, b), mn = min(r, g, b)
     let d = mx - mn
-    guard d > 0 else { return 0 }
-    let h: Double = mx == r ? (g - b) / d : mx == g ? (b - r) / d + 2 : (r - g) / d + 4
-    return h < 0 ? 60 * h + 360 : 60 * h
+    let isR = mx == r, isG = mx == g
+    let num = isR ? g - b : isG ? b - r : r - g
+    let offset: Double = isR ? 0 : isG ? 2 : 4
+    let hue = d > 0 ? 60 * (num / (d > 0 ? d : 1) + offset) : 0
+    return (hue < 0 ? hue + 360 : hue, mx > 0 ? d / mx : 0, mx)
+  }
+
+  // The pixel classes both passes count (the photo as shot and once balanced).
+
+  /// Foliage green: hue 55–170°, saturation ≥ 0.18, not dark.
+  @inline(__always)
+  static func isFoliage(_ p: (hue: Double, s: Double, v: Double)) -> Bool {
+    p.hue >= 55 && p.hue < 170 && p.s >= 0.18 && p.v >= 0.12
+  }
+  /// Lamp light: warm (hue 15–50°) and moderately saturated (0.25–0.7).
+  @inline(__always)
+  static func isLampLight(_ p: (hue: Double, s: Double, v: Double)) -> Bool {
+    p.hue >= 15 && p.hue < 50 && p.s >= 0.25 && p.s < 0.7
+  }
+  /// Sky blue: hue 185–255°, saturation ≥ 0.12, value ≥ 0.3.
+  @inline(__always)
+  static func isSky(_ p: (hue: Double, s: Double, v: Double)) -> Bool {
+    p.hue >= 185 && p.hue < 255 && p.s >= 0.12 && p.v >= 0.3
+  }
+  /// Bright and nearly neutral (value ≥ 0.7, saturation < 0.15): cloud, or a lit ceiling.
+  @inline(__always)
+  static func isBrightNeutral(_ p: (hue: Double, s: Double, v: Double)) -> Bool {
+    p.v >= 0.7 && p.s < 0.15
   }
 }
 

@@ -229,9 +229,17 @@ enum CastRemoval {
     let agree =
       (1 - Sizing.ramp(abs(grey - a.color.greenTint), from: 0.03, to: 0.08))
       * (1 - warmLightScene(a))
-    return (
-      tintRamp.start + (agreedTintRamp.start - tintRamp.start) * agree,
-      tintRamp.full + (agreedTintRamp.full - tintRamp.full) * agree
+    return blend(tintRamp, toward: agreedTintRamp, by: agree)
+  }
+
+  /// `ramp` moved toward `target` by `amount` (0: `ramp`, 1: `target`), both ends alike.
+  static func blend(
+    _ ramp: (start: Double, full: Double), toward target: (start: Double, full: Double),
+    by amount: Double
+  ) -> (start: Double, full: Double) {
+    (
+      ramp.start + (target.start - ramp.start) * amount,
+      ramp.full + (target.full - ramp.full) * amount
     )
   }
   /// Below this confidence the estimate is not acted on: a sunset or lamp-lit photo whose
@@ -277,15 +285,8 @@ enum CastRemoval {
       toward = blueSceneRamp
       amount = Sizing.ramp(a.color.blueShare, from: 0.5, to: 0.8)
     }
-    let scene = (
-      start: warmthRamp.start + (toward.start - warmthRamp.start) * amount,
-      full: warmthRamp.full + (toward.full - warmthRamp.full) * amount
-    )
-    let agreed = warmthAgreement(a) * (1 - amount)
-    return (
-      scene.start + (agreedWarmthRamp.start - scene.start) * agreed,
-      scene.full + (agreedWarmthRamp.full - scene.full) * agreed
-    )
+    let scene = blend(warmthRamp, toward: toward, by: amount)
+    return blend(scene, toward: agreedWarmthRamp, by: warmthAgreement(a) * (1 - amount))
   }
 
   /// Where the warmth ramp moves when the grey pixels (``ColorAnalysis/greyPixelWarmth``) read
@@ -321,8 +322,9 @@ enum CastRemoval {
   /// frame), and a warm cast itself raises those doubts: the photo turns more orange, and a
   /// backlit frame's reading enters the warm-light range (under the harness's +0.40, a sunlit
   /// portrait goes from 0.87 to 0.71, tomatoes against a bright sky from 0.99 to 0.36). An
-  /// independent method that reads the same cast answers part of that doubt. Acting at all still needs ``trust(_:)`` to reach
-  /// ``minimumConfidence``, so a photo whose estimate was not trusted stays left alone.
+  /// independent method that reads the same cast answers part of that doubt. Acting at all
+  /// still needs ``trust(_:)`` to reach ``minimumConfidence``, so a photo whose estimate was
+  /// not trusted stays left alone.
   static func warmthTrust(_ a: PhotoAnalysis) -> Double {
     let t = trust(a)
     return t + (min(1, 1.6 * t) - t) * warmthAgreement(a)
