@@ -61,3 +61,44 @@ import Testing
     }
   }
 }
+
+/// Mapping a block's pages ahead of the thread that fills it (`PixelBlock.populate`,
+/// `populateAhead`) must never change what the block holds.
+@Suite struct PixelBlockPopulationTests {
+  /// A fresh 12 MiB block (huge pages) with a pattern written into part of it, populated
+  /// whole: the pattern stays, and the rest reads as zero, as fresh memory does.
+  @Test func populatingKeepsWhatIsWritten() {
+    let size = 12 << 20
+    let block = PixelBlock.allocate(byteCount: size)
+    defer { PixelBlock.deallocate(block, byteCount: size) }
+    let bytes = block.assumingMemoryBound(to: UInt8.self)
+    for i in stride(from: 0, to: size / 2, by: 997) { bytes[i] = UInt8(truncatingIfNeeded: i | 1) }
+    #if os(Linux)
+      #expect(PixelBlock.populate(block, byteCount: size))
+    #else
+      PixelBlock.populate(block, byteCount: size)
+    #endif
+    var wrong = 0
+    for i in stride(from: 0, to: size / 2, by: 997)
+    where bytes[i] != UInt8(truncatingIfNeeded: i | 1) {
+      wrong += 1
+    }
+    #expect(wrong == 0)
+  }
+
+  /// A writer filling the block from the top while the pages are mapped ahead of it on another
+  /// thread: every byte is the writer's once both are done.
+  @Test func aWriterRacingThePopulationKeepsEveryByte() {
+    let size = 24 << 20
+    let block = PixelBlock.allocate(byteCount: size)
+    defer { PixelBlock.deallocate(block, byteCount: size) }
+    let population = PixelBlock.populateAhead(block, byteCount: size)
+    let bytes = block.assumingMemoryBound(to: UInt8.self)
+    for i in 0..<size { bytes[i] = UInt8(truncatingIfNeeded: i &* 31 &+ 7) }
+    population.finish()
+    population.finish()  // a second call returns at once
+    var wrong = 0
+    for i in 0..<size where bytes[i] != UInt8(truncatingIfNeeded: i &* 31 &+ 7) { wrong += 1 }
+    #expect(wrong == 0)
+  }
+}

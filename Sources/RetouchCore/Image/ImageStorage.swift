@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Dispatch
 import Synchronization
 
 /// The source of ``ImageStorage/serial``.
@@ -86,6 +87,77 @@ package enum PixelBlock {
       return
     }
     for block in Recycler.shared.keep(pointer, hugeSize(size)) { free(block) }
+  }
+
+  /// Maps the pages of `byteCount` bytes at `pointer` (inside a block from ``allocate(byteCount:)``)
+  /// writable without changing their contents, so the thread that writes them next does not
+  /// stop for the kernel's zeroing of each fresh page. Safe while other threads read or write
+  /// the same bytes. Returns false where the system cannot (not Linux, or a kernel older than
+  /// 5.14); the pages then fault in on their first write as usual.
+  @discardableResult
+  package static func populate(_ pointer: UnsafeMutableRawPointer, byteCount: Int) -> Bool {
+    #if os(Linux)
+      // MADV_POPULATE_WRITE (Linux 5.14); the Glibc module does not export the macro.
+      let populateWrite: Int32 = 23
+      let page = 4096
+      let start = Int(bitPattern: pointer) & ~(page - 1)
+      let end = Int(bitPattern: pointer) + byteCount
+      guard byteCount > 0, let first = UnsafeMutableRawPointer(bitPattern: start) else {
+        return false
+      }
+      return madvise(first, end - start, populateWrite) == 0
+    #else
+      return false
+    #endif
+  }
+
+  /// Starts mapping the pages of `byteCount` bytes at `pointer` on another thread, first page
+  /// first, for a single-threaded producer (a decoder) that is about to fill them from the top:
+  /// the kernel's zeroing of fresh pages then runs on an idle core instead of stopping the
+  /// producer at every page it reaches first. Call ``Population/finish()`` before the block can
+  /// be freed. Nothing is started for blocks under ``ImageStorage/hugeThreshold``, or where
+  /// ``populate(_:byteCount:)`` cannot work.
+  package static func populateAhead(_ pointer: UnsafeMutableRawPointer, byteCount: Int)
+    -> Population
+  {
+    Population(pointer, byteCount: byteCount)
+  }
+
+  /// A running ``populateAhead(_:byteCount:)``.
+  package final class Population: Sendable {
+    private let stopped = Atomic<Bool>(false)
+    private let finished = Atomic<Bool>(false)
+    private let done = DispatchSemaphore(value: 0)
+    private let started: Bool
+
+    fileprivate init(_ pointer: UnsafeMutableRawPointer, byteCount: Int) {
+      #if os(Linux)
+        started = byteCount >= ImageStorage.hugeThreshold
+      #else
+        started = false
+      #endif
+      guard started else { return }
+      let address = UInt(bitPattern: pointer)
+      DispatchQueue.global(qos: .userInitiated).async { [self] in
+        defer { done.signal() }
+        let chunk = ImageStorage.hugeAlignment
+        var offset = 0
+        while offset < byteCount, !stopped.load(ordering: .relaxed) {
+          guard let p = UnsafeMutableRawPointer(bitPattern: address) else { return }
+          let n = Swift.min(chunk, byteCount - offset)
+          guard PixelBlock.populate(p + offset, byteCount: n) else { return }
+          offset += n
+        }
+      }
+    }
+
+    /// Stops at the next chunk and waits until the worker no longer touches the block; later
+    /// calls return at once.
+    package func finish() {
+      guard started, !finished.exchange(true, ordering: .acquiringAndReleasing) else { return }
+      stopped.store(true, ordering: .relaxed)
+      done.wait()
+    }
   }
 
   /// A large block's size: `size` rounded up to whole huge pages.

@@ -140,9 +140,12 @@ public enum JPEGEditPipeline {
         config, width: size.width, height: size.height, colorSpace: header.colorSpace, guide: nil,
         options: renderOptions)
       var top = 0
+      var pages = PageMapper(header)
       while top < size.height {
         let bottom = min(size.height, top + bandRows)
-        guard state.wait(decoded: min(size.height, bottom + renderer.haloRows)) else { break }
+        let needed = min(size.height, bottom + renderer.haloRows)
+        pages.map(whileWaitingFor: needed, state)
+        guard state.wait(decoded: needed) else { break }
         renderer.render(rows: top..<bottom, in: header.pixels, ringRows: header.ringRows)
         state.publish(rendered: bottom)
         top = bottom
@@ -183,12 +186,14 @@ public enum JPEGEditPipeline {
       config, width: w, height: h, colorSpace: header.colorSpace, guide: nil, options: options)
     var measured = 0  // guide rows done
     var top = 0
+    var pages = PageMapper(header)
     luminance.withUnsafeMutableBufferPointer { lum in
       while top < h {
         let bottom = min(h, top + bandRows)
         // Every guide row touching the band is measured before the band is sharpened.
         let guideRows = (bottom + f - 1) / f
         let needed = min(h, max(bottom + renderer.haloRows, guideRows * f))
+        pages.map(whileWaitingFor: needed, state)
         guard state.wait(decoded: needed) else { return }
         ToneGuide.downscaledLog2Luminance(
           rows: measured..<guideRows, of: header.pixels, width: w, height: h, format: .rgb8,
@@ -232,6 +237,37 @@ public enum JPEGEditPipeline {
     // Invariant: only `applyPixelStages` is called through it, on disjoint rows; that method
     // reads the renderer's immutable state and makes its own scratch.
     let renderer: StreamingRender
+  }
+
+  /// The pages of the decoder's rows, mapped ahead of it by the render thread while it waits
+  /// for rows: the decoder fills fresh memory on one core (a whole 12 MP image, 36 MB, for an
+  /// edit with a tone guide; the ring otherwise) and would stop for the kernel's zeroing of
+  /// every page it reaches first, while the render thread is idle about half of the time in
+  /// that phase. 12 MP typical edit, `retouch apply` file → file, 30 alternating runs: median
+  /// 264 → 234 ms, the decoder done at 64–77 ms instead of 88–98.
+  struct PageMapper {
+    let base: UnsafeMutableRawPointer
+    let byteCount: Int
+    var mapped = 0
+    /// Bytes mapped at a time: one huge page.
+    static let chunk = 2 << 20
+
+    init(_ header: Header) {
+      base = UnsafeMutableRawPointer(header.pixels)
+      byteCount = header.byteCount
+    }
+
+    /// Maps the next pages, a chunk at a time, until `rows` rows are decoded or all are mapped.
+    mutating func map(whileWaitingFor rows: Int, _ state: PipelineState) {
+      while mapped < byteCount, !state.hasDecoded(rows) {
+        let n = min(Self.chunk, byteCount - mapped)
+        guard PixelBlock.populate(base + mapped, byteCount: n) else {
+          mapped = byteCount  // not supported here: stop trying
+          return
+        }
+        mapped += n
+      }
+    }
   }
 
   /// Rows per strip of the pixel pass in ``renderWithGuide(_:header:state:options:)``.
@@ -313,6 +349,13 @@ public enum JPEGEditPipeline {
     func waitForHeader() -> Header? {
       wait { header != nil || stopped || !decoderRunning }
       return locked { stopped ? nil : header }
+    }
+
+    /// Whether `n` rows are decoded or the decoder is done (without waking the other threads).
+    func hasDecoded(_ n: Int) -> Bool {
+      condition.lock()
+      defer { condition.unlock() }
+      return decoded >= n || stopped || !decoderRunning
     }
 
     /// Waits until `n` rows are decoded; false when the pipeline stopped.

@@ -104,6 +104,10 @@ enum JPEGCodec {
     if output.components == 3 {
       try image.withUnsafeMutableBytes { (raw) throws(ImageDecodingError) in
         guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        // The decoder fills the image from the top on this one thread; the pages it reaches
+        // are mapped ahead of it on another core.
+        let population = PixelBlock.populateAhead(raw.baseAddress!, byteCount: raw.count)
+        defer { population.finish() }
         var row = 0
         while row < height {
           let read = try jpeg.readRows(
