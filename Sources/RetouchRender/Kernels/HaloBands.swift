@@ -37,12 +37,37 @@ enum HaloBands {
     let above: UnsafeRawPointer?
     /// The first `halo` rows of the band below, as they were before any band ran.
     let below: UnsafeRawPointer?
+    /// Where the band writes its rows: `image` itself, or another buffer of the same layout
+    /// when the run is out of place (`image` then stays as it is, and every row, halos
+    /// included, is read from it).
+    let output: UnsafeMutableRawPointer
+
+    init(
+      rows: Range<Int>, halo: Int, width: Int, height: Int, format: PixelFormat, bytesPerRow: Int,
+      image: UnsafeMutableRawPointer, above: UnsafeRawPointer?, below: UnsafeRawPointer?,
+      output: UnsafeMutableRawPointer? = nil
+    ) {
+      self.rows = rows
+      self.halo = halo
+      self.width = width
+      self.height = height
+      self.format = format
+      self.bytesPerRow = bytesPerRow
+      self.image = image
+      self.above = above
+      self.below = below
+      self.output = output ?? image
+    }
 
     /// The original bytes of image row `y`, clamped into the image (replicated edges); `y` must
     /// lie within `halo` rows of the band.
     @inline(__always)
     func source(row: Int) -> UnsafeRawPointer {
       let y = min(max(row, 0), height - 1)
+      if output != image {
+        precondition(y >= rows.lowerBound - halo && y < rows.upperBound + halo)
+        return UnsafeRawPointer(image + y * bytesPerRow)
+      }
       if y < rows.lowerBound {
         let i = y - (rows.lowerBound - halo)
         precondition(i >= 0, "row \(y) is outside the band's halo")
@@ -60,7 +85,7 @@ enum HaloBands {
     @inline(__always)
     func destination(row y: Int) -> UnsafeMutableRawPointer {
       precondition(rows.contains(y))
-      return image + y * bytesPerRow
+      return output + y * bytesPerRow
     }
   }
 
@@ -112,6 +137,44 @@ enum HaloBands {
             Band(
               rows: bands[b], halo: halo, width: width, height: h, format: format,
               bytesPerRow: bpr, image: img.pointer, above: above, below: below))
+        }
+      }
+    }
+  }
+}
+
+extension HaloBands {
+  /// ``run(_:halo:bandHeight:threads:makeScratch:body:)`` from `source` into `output` (the same
+  /// size and format; the kernel must write every byte of its rows, alpha included): `source` is
+  /// only read, so bands read their halos from it directly and nothing is copied aside. For a
+  /// source the caller keeps, this replaces copying it whole on one thread before an in-place
+  /// run.
+  static func run<Scratch>(
+    from source: Image, into output: inout Image, halo: Int, bandHeight: Int, threads: Int?,
+    makeScratch: @escaping @Sendable () -> Scratch,
+    body: @escaping @Sendable (inout Scratch, Band) -> Void
+  ) {
+    precondition(source.size == output.size && source.format == output.format)
+    let h = source.height
+    let bands = ParallelBands.bandRanges(rows: h, count: max(1, h / max(bandHeight, halo, 1)))
+    let (bpr, width, format) = (source.bytesPerRow, source.width, source.format)
+    source.withUnsafeBytes { src in
+      output.withUnsafeMutableBytes { dst in
+        let input = share(src.baseAddress!)
+        let out = SendableRawPointer(dst.baseAddress!)
+        let threadCount = max(1, threads ?? ParallelBands.defaultThreadCount)
+        let perJob = max(1, bands.count / threadCount)
+        ParallelBands.forEach(rows: bands.count, minimumBandHeight: perJob, threads: threads) {
+          ids in
+          var scratch = makeScratch()
+          for b in ids {
+            body(
+              &scratch,
+              Band(
+                rows: bands[b], halo: halo, width: width, height: h, format: format,
+                bytesPerRow: bpr, image: input.pointer, above: nil, below: nil,
+                output: out.pointer))
+          }
         }
       }
     }

@@ -120,11 +120,15 @@ public struct RenderPlan: Sendable {
         // On the upright source, where the depth map is aligned; geometry follows.
         blur.apply(to: &source, depth: depth, threads: threads)
       }
-      img = geometry.map { source.warped(by: $0) } ?? source
+      if let geometry {
+        img = source.warped(by: geometry)
+      } else {
+        img = consume source
+      }
       // The guide describes the photo itself: taken (or found in the cache) before noise
       // reduction and sharpening rewrite the pixels.
       guide = wantsGuide ? ToneGuideCache.shared.guide(for: img, threads: threads) : nil
-      detail.apply(to: &img, threads: threads)
+      img = detail.applied(to: consume img, threads: threads)
       if let key { PrepassCache.shared.keep(img, guide: guide, for: key) }
     }
     let stages = PixelStages(
@@ -159,6 +163,18 @@ struct DetailStages: Hashable, Sendable {
   }
 
   var isNeutral: Bool { noiseReduction == 0 && sharpness == 0 }
+
+  /// The stages on `image`: in place when the caller passes its only reference, else (for
+  /// sharpening alone) from the shared pixels into a new image instead of a copy edited in place.
+  func applied(to image: consuming Image, threads: Int?) -> Image {
+    var image = image
+    if noiseReduction == 0, sharpness > 0, !image.holdsUniqueStorage() {
+      return Sharpening(amount: sharpness, renderScale: renderScale).applied(
+        to: image, threads: threads)
+    }
+    apply(to: &image, threads: threads)
+    return image
+  }
 
   func apply(to image: inout Image, threads: Int?) {
     if noiseReduction > 0 {
