@@ -143,6 +143,31 @@ struct CorrectionEvidenceTests {
     #expect(c.value(of: .temperature) <= 0, "\(c)")
   }
 
+  /// The same snow metered down by 1.3 and 2 EV has no highlight left (its brightest percent
+  /// under L* 62), while its key still reads as well exposed: the missing whites ask for light,
+  /// at least half of what it lost and not more than all of it (it got nothing before the rule).
+  /// Said to be shot in a dim scene (EXIF EV100 5), the same grey frame is left to the key.
+  @Test(arguments: [-1.3, -2.0])
+  func greyMeteredSnowIsBrightenedUnlessTheSceneWasDim(ev: Double) throws {
+    let decoded = try AnalysisFixtures.decode("g84", longEdge: 1024)
+    let k = pow(2, ev)
+    let under = AnalysisFixtures.gained(decoded.image, k, k, k)
+    let analyzer = PhotoAnalyzer()
+    let measured = analyzer.analyze(under, metadata: decoded.metadata, measureNoise: false)
+    #expect(measured.exposure.lightnessPercentiles[6] < 62)
+    let lifted = measured.exposure.suggestedEV
+    #expect(lifted >= 0.5 * -ev && lifted <= -ev, "suggested \(lifted) for \(ev) EV")
+    let config = try #require(engine.topSuggestion(for: under, metadata: decoded.metadata))
+    #expect(config.value(of: .exposure) >= 0.4 * -ev, "\(config)")
+
+    var dim = decoded.metadata
+    dim.exposureTime = 1.0 / 8
+    dim.fNumber = 2
+    dim.iso = 100
+    let dimEV = analyzer.analyze(under, metadata: dim, measureNoise: false).exposure.suggestedEV
+    #expect(dimEV < 0.2, "dim scene: \(dimEV)")
+  }
+
   /// The bright-dominated measure does not mistake a lifted black level on an ordinary photo
   /// (d11, display values `0.1 + 0.9·x`) for snow: its median stays well inside its span.
   @Test func liftedOrdinaryPhotoIsNotBrightDominated() throws {

@@ -18,6 +18,12 @@ enum ExposureMeasurement {
   /// Where the brightest half-percent of a normally exposed photo's linear luminance sits
   /// (encoded ≈ 0.96): brightening stops when it gets there.
   static let whiteTarget = 0.92
+  /// The L* of the brightest percent below which a frame counts as having no highlight at all
+  /// (fully at the lower end): a normally exposed photo's brightest percent sits at L* 80–100,
+  /// and among the 98 shared photos only underexposed, dim or night ones sit below 70.
+  static let noHighlightLightness = 60.0...70.0
+  /// The share of the white point's headroom a frame without highlights is brightened by.
+  static let noHighlightShare = 0.6
   /// Brightening never goes beyond this (EV).
   static let maxBrighten = 4.0
   /// Darkening never goes beyond this (EV).
@@ -171,7 +177,8 @@ enum ExposureMeasurement {
       // a sunset or backlit silhouette has a lit sky over a quarter of it and is judged by its
       // white point like any other photo.
       let brightScene = (sceneEV ?? 0) >= 10 && input.capture.flashFired != true
-      let nightPicture = sceneEV == nil && intent > 0.02 && percentiles[6] >= 80
+      let nightPicture =
+        sceneEV == nil && intent > 0.02 && percentiles[6] >= 80
         && percentiles[4] < nightBaseLightness
       ev = min(ev, max(0, brightScene || nightPicture ? headroom : whiteEV), maxBrighten)
       // Underexposure sends only the darkest few code values to black; a large share of pure
@@ -185,7 +192,8 @@ enum ExposureMeasurement {
         // 5 L* of a darkest percent under L* 2–4 counts as black when it is grainy.
         let floor = floorShare(hist, above: percentiles[0], total: stats.pixelCount)
         if percentiles[0] < 4, floor > max(n0, lowKeyBlackShare.lowerBound) {
-          let grainy = smoothstep(grainyFloor.lowerBound, grainyFloor.upperBound,
+          let grainy = smoothstep(
+            grainyFloor.lowerBound, grainyFloor.upperBound,
             floorGrain(stats, above: percentiles[0]))
           n0 = max(n0, floor * grainy * (1 - smoothstep(2, 4, percentiles[0])))
         }
@@ -194,13 +202,15 @@ enum ExposureMeasurement {
         // (the darkest percent at L* 3–6 and up) with a large part of it lying on that level
         // is a black base whose blacks were lifted (a matte export of a night scene): taking
         // the lift off is Punch's, and brightening would turn the base grey.
-        ev *= 1 - smoothstep(3, 6, percentiles[0])
+        ev *=
+          1 - smoothstep(3, 6, percentiles[0])
           * smoothstep(liftedFloorShare.lowerBound, liftedFloorShare.upperBound, floor)
       }
       // A black frame or a flat veil has no picture to expose: brightening shows only noise
       // and banding (unless EXIF of a bright scene proves it underexposed).
       if !brightScene {
-        ev *= smoothstep(minimumContentRange.lowerBound, minimumContentRange.upperBound,
+        ev *= smoothstep(
+          minimumContentRange.lowerBound, minimumContentRange.upperBound,
           percentiles[6] - percentiles[0])
       }
     } else {
@@ -210,7 +220,8 @@ enum ExposureMeasurement {
       // highlights (snow, a white wall, high key). A cast that clips one channel is no sign.
       let unblownKey = exp(sumLogUnblown / max(1, n - Double(blownCount))) - keyEpsilon
       let unblownRegion = regionMeans(stats, input.subject.region, below: Float(blownLuminance))
-      ev = 0.6 * log2(targetKey / max(unblownRegion.key, 1e-4))
+      ev =
+        0.6 * log2(targetKey / max(unblownRegion.key, 1e-4))
         + 0.4 * log2(targetKey / max(unblownKey, 1e-4))
       if let face = faceRegion {
         ev = 0.6 * log2(targetFaceLuminance / max(face.mean, 1e-4)) + 0.4 * ev
@@ -221,6 +232,30 @@ enum ExposureMeasurement {
       let blown = smoothstep(0.01, 0.08, blownShare)
       ev = max(min(0, ev + darkenDeadBand), -clipped) * 0.8 * blown
       ev = max(ev, maxDarken)
+    }
+
+    // A frame without a single highlight — its brightest percent under L* 60–70, less than a
+    // third of white in linear light — lacks light whatever its key says. A camera meters a
+    // scene to middle grey, so snow, a beach or a white wall filling the frame comes out grey
+    // with nothing near white, and the key reads it as well exposed. Unless the darkness is the
+    // scene's (dim EXIF, a night picture's lights, a black base) or there is no picture (a flat
+    // veil), brighten by part of the white point's headroom; 0.6 of it, because a scene with
+    // no white in it at all (a grey day, a dark wood) also has its whites below the target.
+    let noHighlights =
+      1
+      - smoothstep(
+        noHighlightLightness.lowerBound, noHighlightLightness.upperBound, percentiles[6])
+    if noHighlights > 0, intent < 0.5, (sceneEV ?? 10) >= 10,
+      input.capture.flashFired != true
+    {
+      let blackShare = Double(stats.totals.shadowClipped) / n
+      let lift =
+        noHighlightShare * noHighlights * max(0, log2(whiteTarget / max(p995Y, 1e-4)))
+        * (1 - smoothstep(lowKeyBlackShare.lowerBound, lowKeyBlackShare.upperBound, blackShare))
+        * smoothstep(
+          minimumContentRange.lowerBound, minimumContentRange.upperBound,
+          percentiles[6] - percentiles[0])
+      ev = max(ev, min(lift, maxBrighten))
     }
 
     let darkOnPurpose = intent >= 0.5
@@ -345,29 +380,31 @@ enum ExposureMeasurement {
     let binScale = Float(PixelStatistics.histogramBins - 1)
     let maxBin = PixelStatistics.histogramBins - 1
     stats.luminancePlane.withUnsafeBufferPointer { plane in
-     logOfBin.withUnsafeBufferPointer { logTable in
-      for y in r.y0..<r.y1 {
-        var rowSum: Float = 0, rowLog: Float = 0
-        for x in r.x0..<r.x1 {
-          let v = plane[y * stats.width + x]
-          if v >= below {
-            skipped += 1
-            continue
+      logOfBin.withUnsafeBufferPointer { logTable in
+        for y in r.y0..<r.y1 {
+          var rowSum: Float = 0, rowLog: Float = 0
+          for x in r.x0..<r.x1 {
+            let v = plane[y * stats.width + x]
+            if v >= below {
+              skipped += 1
+              continue
+            }
+            rowSum += v
+            rowLog += logTable[min(maxBin, max(0, Int(v * binScale + 0.5)))]
           }
-          rowSum += v
-          rowLog += logTable[min(maxBin, max(0, Int(v * binScale + 0.5)))]
+          sum += Double(rowSum)
+          sumLog += Double(rowLog)
         }
-        sum += Double(rowSum)
-        sumLog += Double(rowLog)
       }
-     }
     }
     let count = Double(max(1, (r.x1 - r.x0) * (r.y1 - r.y0) - skipped))
     return (sum / count, exp(sumLog / count) - keyEpsilon)
   }
 
   /// Area-weighted mean luminance over the face boxes, nil without faces.
-  static func faceMeans(_ stats: PixelStatistics, _ faces: [FaceObservation]) -> (mean: Double, key: Double)? {
+  static func faceMeans(_ stats: PixelStatistics, _ faces: [FaceObservation]) -> (
+    mean: Double, key: Double
+  )? {
     guard !faces.isEmpty else { return nil }
     var weighted = 0.0, weightedKey = 0.0, area = 0.0
     for face in faces.prefix(8) {
@@ -381,7 +418,9 @@ enum ExposureMeasurement {
   }
 
   /// The pixel box of a normalized rect, clamped to the image and at least one pixel.
-  static func pixelRect(_ rect: NormalizedRect, width: Int, height: Int) -> (x0: Int, y0: Int, x1: Int, y1: Int) {
+  static func pixelRect(_ rect: NormalizedRect, width: Int, height: Int) -> (
+    x0: Int, y0: Int, x1: Int, y1: Int
+  ) {
     func clampIndex(_ v: Double, _ limit: Int) -> Int {
       guard v.isFinite else { return 0 }
       return min(limit, max(0, Int((v * Double(limit)).rounded())))
