@@ -265,3 +265,50 @@ struct ToneGuideCacheTests {
     #expect(!source.rendered(with: recropped).hasSamePixels(as: source.rendered(with: other)))
   }
 }
+
+@Suite("Render cache")
+struct RenderCacheTests {
+  static func source(_ seed: Int) -> Image {
+    var image = Image(width: 96, height: 64, format: .rgb8)
+    for y in 0..<64 {
+      for x in 0..<96 {
+        image.setPixel(x: x, y: y, [(x * 7 + seed) % 256, (y * 11 + seed * 3) % 256, 80])
+      }
+    }
+    return image
+  }
+
+  /// Whether `cache` keeps the sharpened copy of `image` for a sharpness of `amount`.
+  static func keeps(_ cache: RenderCache, _ image: Image, sharpness amount: Double) -> Bool {
+    let key = PrepassCache.Key(
+      content: image.contentIdentity, colorSpace: image.colorSpace, geometry: nil,
+      detail: DetailStages(noiseReduction: 0, sharpness: amount, renderScale: 1))
+    return cache.prepass.entry(for: key, needsGuide: false) != nil
+  }
+
+  /// A session's own cache keeps its source while other sources are rendered through the
+  /// shared cache and through a second session's cache; emptied, it keeps nothing.
+  @Test func aSessionsCacheIsNotEvictedByOtherRenders() {
+    let mine = Self.source(0)
+    let edit = EditConfig(properties: [.sharpness: 0.4, .exposure: 0.2])
+    var options = RenderOptions()
+    options.cache = RenderCache()
+    let first = mine.rendered(with: edit, renderScale: 1, options: options)
+    var other = RenderOptions()
+    other.cache = RenderCache()
+    for seed in 1...4 {
+      _ = Self.source(seed).rendered(with: edit, renderScale: 1)
+      _ = Self.source(seed).rendered(with: edit, renderScale: 1, options: other)
+    }
+    let cache = options.cache!
+    #expect(Self.keeps(cache, mine, sharpness: 0.4))
+    #expect(!Self.keeps(RenderCache.shared, mine, sharpness: 0.4))
+    // A render from the kept copy equals the first one.
+    let again = mine.rendered(with: edit, renderScale: 1, options: options)
+    #expect(again.hasSamePixels(as: first))
+    cache.removeAll()
+    #expect(!Self.keeps(cache, mine, sharpness: 0.4))
+    // Options naming different caches are different options.
+    #expect(options != other)
+  }
+}

@@ -25,7 +25,9 @@ import Synchronization
 /// one runs, further requests replace each other and only the newest renders next; a finished
 /// render never replaces a preview of a newer request. The last few previews are kept
 /// (``keptPreviews``): undo, redo, or a slider dragged back to where it was shows the kept image
-/// at once instead of rendering it again.
+/// at once instead of rendering it again. What comes before the per-pixel pass (sharpening,
+/// noise reduction, the tone guide) is kept in the session's own ``RenderCache``, so a move of a
+/// colour or tone slider re-runs only that pass.
 public final class EditController: Sendable {
   /// Renders a preview: (unedited upright preview source, edit, renderScale, options) → image.
   public typealias PreviewRenderer = @Sendable (Image, EditConfig, Double, RenderOptions) -> Image
@@ -39,6 +41,10 @@ public final class EditController: Sendable {
   /// earlier value show them again without rendering (default 3; 0 keeps none). Each costs its
   /// image: about 9.4 MB for a 2048 × 1536 preview.
   public let keptPreviews: Int
+  /// What this session's preview renders keep of the preview source between renders (its
+  /// sharpened copy and tone guide), apart from other sessions' so that none evicts another's;
+  /// emptied by ``destroy()``.
+  let renderCache = RenderCache()
   let renderer: PreviewRenderer
   let suggestionProvider: SuggestionProvider
   let learning: any EditLearning
@@ -563,6 +569,7 @@ public final class EditController: Sendable {
         s.pendingRender = nil
         var options = RenderOptions()
         options.depthMap = s.depthMap
+        options.cache = renderCache
         let kept = s.recentPreviews.first { Self.rendersAlike($0.config, job.config) }?.image
         return (job, source, s.previewScale, options, kept)
       }
@@ -620,6 +627,7 @@ public final class EditController: Sendable {
     guard let (source, config, scale) = job else { return nil }
     var options = RenderOptions()
     options.includesVignette = false
+    options.cache = renderCache
     return renderer(source, config, scale, options)
   }
 
@@ -750,6 +758,7 @@ public final class EditController: Sendable {
       }
       return s.tearDown()
     }
+    renderCache.removeAll()
     for c in streams { c.finish() }
   }
 }
