@@ -221,7 +221,12 @@ struct PreviewTests {
     }
     let c = try await preparedController(renderer: renderer)
     c.addConfig(exposure(0.01))  // starts a render that waits at the gate
-    while renders.withLock({ $0.count }) == 1 && !holdFirstChange.withLock({ !$0 }) { usleep(200) }
+    // Suspends instead of sleeping: a test blocking one of the two cooperative threads while the
+    // render blocks the other left no thread for the render to start on, or for another
+    // suite's server to answer, when suites ran in parallel.
+    while renders.withLock({ $0.count }) == 1 && !holdFirstChange.withLock({ !$0 }) {
+      try await Task.sleep(nanoseconds: 200_000)
+    }
     for _ in 0..<20 { c.addConfig(contrast(0.01)) }
     c.addConfig(exposure(0.01))
     gate.release()

@@ -59,6 +59,8 @@ public final class HTTPServer: Sendable {
     var daemon: Int = 0
     var port: UInt16 = 0
     var stopping = false
+    /// When a stopping server stops waiting for requests still being handled.
+    var giveUpAt: Date?
   }
 
   /// Makes a server; nothing listens until ``start()``.
@@ -131,6 +133,7 @@ public final class HTTPServer: Sendable {
       $0.daemon = daemonAddress
       $0.port = port
       $0.stopping = false
+      $0.giveUpAt = nil
     }
   }
 
@@ -140,13 +143,14 @@ public final class HTTPServer: Sendable {
     let address: Int = state.withLock { s in
       guard s.daemon != 0, !s.stopping else { return 0 }
       s.stopping = true
+      s.giveUpAt = Date().addingTimeInterval(max(0, graceSeconds))
       return s.daemon
     }
     guard let daemon = OpaquePointer(bitPattern: address) else { return }
     // No new connections from here on; the listening socket is ours to close.
     let listenFD = MHD_quiesce_daemon(daemon)
     if listenFD >= 0 { close(listenFD) }
-    let deadline = Date().addingTimeInterval(max(0, graceSeconds))
+    let deadline = state.withLock { $0.giveUpAt } ?? Date()
     while inFlight.load(ordering: .acquiring) > 0 && Date() < deadline {
       usleep(5_000)
     }
@@ -213,6 +217,11 @@ public final class HTTPServer: Sendable {
   }
 
   /// Runs the async handler and waits for it on this (libmicrohttpd) thread.
+  ///
+  /// Once ``stop(graceSeconds:)``'s grace period is over, the wait ends with a 503 whether or not
+  /// the handler has finished (its result is then dropped): a handler that cannot finish, for
+  /// instance because every thread of the concurrency pool is blocked by a caller waiting for
+  /// `stop` to return, must not keep `stop` from returning.
   private func run(_ request: HTTPRequest) -> HTTPResponse {
     let result = Mutex<HTTPResponse?>(nil)
     let done = DispatchSemaphore(value: 0)
@@ -222,7 +231,12 @@ public final class HTTPServer: Sendable {
       result.withLock { $0 = response }
       done.signal()
     }
-    done.wait()
+    while done.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+      if let giveUp = state.withLock({ $0.giveUpAt }), Date() >= giveUp {
+        return .error(
+          WebError(.unavailable, detail: "the server stopped before the request was answered."))
+      }
+    }
     return result.withLock { $0 } ?? .error(WebError(.internalError, detail: "the handler gave no response."))
   }
 
