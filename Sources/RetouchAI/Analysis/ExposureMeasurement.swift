@@ -19,8 +19,9 @@ enum ExposureMeasurement {
   /// (encoded ≈ 0.96): brightening stops when it gets there.
   static let whiteTarget = 0.92
   /// The L* of the brightest percent below which a frame counts as having no highlight at all
-  /// (fully at the lower end): a normally exposed photo's brightest percent sits at L* 80–100,
-  /// and among the 98 shared photos only underexposed, dim or night ones sit below 70.
+  /// (fully at the lower end): a normally exposed photo's brightest percent sits at L* 80–100.
+  /// Among the 98 shared photos, those below 70 are underexposed, dim or night scenes, a
+  /// disparity map, and one face close-up at 68.8 (where the ramp gives a tenth: unchanged).
   static let noHighlightLightness = 60.0...70.0
   /// The share of the white point's headroom a frame without highlights is brightened by.
   static let noHighlightShare = 0.6
