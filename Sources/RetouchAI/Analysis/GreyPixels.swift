@@ -52,7 +52,9 @@ enum GreyPixels {
   static func estimate(_ image: Image) -> Estimate? {
     guard image.format == .rgb8, image.width >= 9, image.height >= 9 else { return nil }
     let w = image.width, h = image.height
-    let gw = (w - 1) / 2, gh = (h - 1) / 2  // judged pixels (2x + 1, 2y + 1)
+    // Judged pixels (2x + 1, 2y + 1): at most row h − 2 and column w − 2, so all four
+    // neighbours exist.
+    let gw = (w - 1) / 2, gh = (h - 1) / 2
     let n = gw * gh
     var index = [Float](repeating: 0, count: n)
     var trusted = [UInt8](repeating: 0, count: n)
@@ -69,10 +71,8 @@ enum GreyPixels {
                 let stride = 3 &* w
                 for gy in 0..<gh {
                   let y = 2 &* gy &+ 1
-                  guard y < h - 1 else { break }
                   for gx in 0..<gw {
                     let x = 2 &* gx &+ 1
-                    guard x < w - 1 else { break }
                     let q = p + (y &* w &+ x) &* 3
                     @inline(__always) func laplacian(_ c: Int) -> Float {
                       abs(

@@ -62,7 +62,10 @@ public enum SceneClassifier {
     let outdoorBright: Double = ev.map { ramp($0, from: 10, to: 13) } ?? 0.5
 
     // Bright neutral tops are clouds outdoors but lit ceilings and walls in dim places.
-    let skyShare = f.skyBlueTop + 0.4 * f.brightTop * (1 - 0.8 * (dimEV ?? 0))
+    func skyShareOf(blueTop: Double, brightTop: Double) -> Double {
+      blueTop + 0.4 * brightTop * (1 - 0.8 * (dimEV ?? 0))
+    }
+    let skyShare = skyShareOf(blueTop: f.skyBlueTop, brightTop: f.brightTop)
     // The indoor score is an excuse for a warm estimate (it moves Cool Down's ramp), so what
     // makes it must not be made by a warm cast. Sky and foliage are also read on the photo as
     // it looks with its measured cast removed (``SceneFeatures/balanced``), and the larger
@@ -75,7 +78,7 @@ public enum SceneClassifier {
     let balanced = f.balanced
     let outdoorSky = max(
       skyShare,
-      balanced.map { $0.skyBlueTop + 0.4 * $0.brightTop * (1 - 0.8 * (dimEV ?? 0)) } ?? 0)
+      balanced.map { skyShareOf(blueTop: $0.skyBlueTop, brightTop: $0.brightTop) } ?? 0)
     let outdoorGreen = max(f.green, balanced?.green ?? 0)
     let sky = ramp(skyShare, from: 0.15, to: 0.55) * (1 - 0.6 * dark)
     let nature = max(

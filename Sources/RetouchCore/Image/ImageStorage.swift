@@ -125,8 +125,10 @@ package enum PixelBlock {
 
   /// A running ``populateAhead(_:byteCount:)``.
   package final class Population: Sendable {
-    private let stopped = Atomic<Bool>(false)
-    private let finished = Atomic<Bool>(false)
+    /// `idle` until the worker starts; `running` while it maps; `stopped` once the worker is
+    /// told to stop (or is done); `cancelled` when it was told to stop before it started.
+    private enum Phase: UInt8 { case idle, running, stopped, cancelled }
+    private let phase = Atomic<UInt8>(Phase.idle.rawValue)
     private let done = DispatchSemaphore(value: 0)
     private let started: Bool
 
@@ -139,10 +141,12 @@ package enum PixelBlock {
       guard started else { return }
       let address = UInt(bitPattern: pointer)
       DispatchQueue.global(qos: .userInitiated).async { [self] in
+        // A worker that only gets a thread after `finish` never touches the block.
+        guard transition(from: .idle, to: .running) else { return }
         defer { done.signal() }
         let chunk = ImageStorage.hugeAlignment
         var offset = 0
-        while offset < byteCount, !stopped.load(ordering: .relaxed) {
+        while offset < byteCount, phase.load(ordering: .acquiring) == Phase.running.rawValue {
           guard let p = UnsafeMutableRawPointer(bitPattern: address) else { return }
           let n = Swift.min(chunk, byteCount - offset)
           guard PixelBlock.populate(p + offset, byteCount: n) else { return }
@@ -151,11 +155,19 @@ package enum PixelBlock {
       }
     }
 
-    /// Stops at the next chunk and waits until the worker no longer touches the block; later
-    /// calls return at once.
+    private func transition(from: Phase, to: Phase) -> Bool {
+      phase.compareExchange(
+        expected: from.rawValue, desired: to.rawValue, ordering: .acquiringAndReleasing
+      ).exchanged
+    }
+
+    /// Stops the worker at its next chunk and waits until it no longer touches the block. When
+    /// the worker has not started yet (no free thread), it is cancelled and this returns at
+    /// once instead of waiting for a thread. Later calls return at once.
     package func finish() {
-      guard started, !finished.exchange(true, ordering: .acquiringAndReleasing) else { return }
-      stopped.store(true, ordering: .relaxed)
+      guard started, !transition(from: .idle, to: .cancelled),
+        transition(from: .running, to: .stopped)
+      else { return }
       done.wait()
     }
   }

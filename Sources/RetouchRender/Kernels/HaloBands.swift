@@ -42,23 +42,6 @@ enum HaloBands {
     /// included, is read from it).
     let output: UnsafeMutableRawPointer
 
-    init(
-      rows: Range<Int>, halo: Int, width: Int, height: Int, format: PixelFormat, bytesPerRow: Int,
-      image: UnsafeMutableRawPointer, above: UnsafeRawPointer?, below: UnsafeRawPointer?,
-      output: UnsafeMutableRawPointer? = nil
-    ) {
-      self.rows = rows
-      self.halo = halo
-      self.width = width
-      self.height = height
-      self.format = format
-      self.bytesPerRow = bytesPerRow
-      self.image = image
-      self.above = above
-      self.below = below
-      self.output = output ?? image
-    }
-
     /// The original bytes of image row `y`, clamped into the image (replicated edges); `y` must
     /// lie within `halo` rows of the band.
     @inline(__always)
@@ -95,13 +78,10 @@ enum HaloBands {
     body: @escaping @Sendable (inout Scratch, Band) -> Void
   ) {
     let h = image.height
-    let minimum = max(bandHeight, halo, 1)
-    let count = max(1, h / minimum)
-    let bands = ParallelBands.bandRanges(rows: h, count: count)
+    let bands = bandRanges(height: h, halo: halo, bandHeight: bandHeight)
     let bpr = image.bytesPerRow
     let slot = halo * bpr
-    let width = image.width
-    let format = image.format
+    let (width, format) = (image.width, image.format)
     let saved = UnsafeMutableRawPointer.allocate(
       byteCount: max(1, bands.count * 2 * slot), alignment: 64)
     defer { saved.deallocate() }
@@ -119,31 +99,18 @@ enum HaloBands {
           }
         }
       }
-      // One job per thread (not ParallelBands' usual four), so scratch is made `threads` times.
-      let threadCount = max(1, threads ?? ParallelBands.defaultThreadCount)
-      // ParallelBands makes `rows / minimumBandHeight` jobs at most: floor, so there are at
-      // least `threadCount` of them (a ceiling here left 93 bands on one thread).
-      let perJob = max(1, bands.count / threadCount)
-      ParallelBands.forEach(rows: bands.count, minimumBandHeight: perJob, threads: threads) { ids in
-        var scratch = makeScratch()
-        for b in ids {
-          let above =
-            b > 0 ? UnsafeRawPointer(savedShared.pointer + (b - 1) * 2 * slot + slot) : nil
-          let below =
-            b + 1 < bands.count
-            ? UnsafeRawPointer(savedShared.pointer + (b + 1) * 2 * slot) : nil
-          body(
-            &scratch,
-            Band(
-              rows: bands[b], halo: halo, width: width, height: h, format: format,
-              bytesPerRow: bpr, image: img.pointer, above: above, below: below))
-        }
+      schedule(bands.count, threads: threads, makeScratch: makeScratch, body: body) { b in
+        Band(
+          rows: bands[b], halo: halo, width: width, height: h, format: format, bytesPerRow: bpr,
+          image: img.pointer,
+          above: b > 0 ? UnsafeRawPointer(savedShared.pointer + (b - 1) * 2 * slot + slot) : nil,
+          below: b + 1 < bands.count
+            ? UnsafeRawPointer(savedShared.pointer + (b + 1) * 2 * slot) : nil,
+          output: img.pointer)
       }
     }
   }
-}
 
-extension HaloBands {
   /// ``run(_:halo:bandHeight:threads:makeScratch:body:)`` from `source` into `output` (the same
   /// size and format; the kernel must write every byte of its rows, alpha included): `source` is
   /// only read, so bands read their halos from it directly and nothing is copied aside. For a
@@ -156,27 +123,39 @@ extension HaloBands {
   ) {
     precondition(source.size == output.size && source.format == output.format)
     let h = source.height
-    let bands = ParallelBands.bandRanges(rows: h, count: max(1, h / max(bandHeight, halo, 1)))
+    let bands = bandRanges(height: h, halo: halo, bandHeight: bandHeight)
     let (bpr, width, format) = (source.bytesPerRow, source.width, source.format)
     source.withUnsafeBytes { src in
       output.withUnsafeMutableBytes { dst in
         let input = share(src.baseAddress!)
         let out = SendableRawPointer(dst.baseAddress!)
-        let threadCount = max(1, threads ?? ParallelBands.defaultThreadCount)
-        let perJob = max(1, bands.count / threadCount)
-        ParallelBands.forEach(rows: bands.count, minimumBandHeight: perJob, threads: threads) {
-          ids in
-          var scratch = makeScratch()
-          for b in ids {
-            body(
-              &scratch,
-              Band(
-                rows: bands[b], halo: halo, width: width, height: h, format: format,
-                bytesPerRow: bpr, image: input.pointer, above: nil, below: nil,
-                output: out.pointer))
-          }
+        schedule(bands.count, threads: threads, makeScratch: makeScratch, body: body) { b in
+          Band(
+            rows: bands[b], halo: halo, width: width, height: h, format: format,
+            bytesPerRow: bpr, image: input.pointer, above: nil, below: nil, output: out.pointer)
         }
       }
+    }
+  }
+
+  /// Bands of at least `max(bandHeight, halo)` rows, so a halo only reaches the adjacent band.
+  private static func bandRanges(height h: Int, halo: Int, bandHeight: Int) -> [Range<Int>] {
+    ParallelBands.bandRanges(rows: h, count: max(1, h / max(bandHeight, halo, 1)))
+  }
+
+  /// Runs `body` on bands `0..<count` (made by `band`), grouped into one job per thread (not
+  /// ParallelBands' usual four), so scratch is made `threads` times and reused by the job's bands.
+  private static func schedule<Scratch>(
+    _ count: Int, threads: Int?, makeScratch: @escaping @Sendable () -> Scratch,
+    body: @escaping @Sendable (inout Scratch, Band) -> Void, band: @Sendable (Int) -> Band
+  ) {
+    let threadCount = max(1, threads ?? ParallelBands.defaultThreadCount)
+    // ParallelBands makes `rows / minimumBandHeight` jobs at most: floor, so there are at
+    // least `threadCount` of them (a ceiling here left 93 bands on one thread).
+    let perJob = max(1, count / threadCount)
+    ParallelBands.forEach(rows: count, minimumBandHeight: perJob, threads: threads) { ids in
+      var scratch = makeScratch()
+      for b in ids { body(&scratch, band(b)) }
     }
   }
 }

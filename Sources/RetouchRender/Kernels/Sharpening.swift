@@ -56,18 +56,10 @@ public struct Sharpening: Sendable, Hashable {
   /// the result. No-op when ``isNeutral``.
   public func apply(to image: inout Image, threads: Int? = nil, bandHeight: Int = 64) {
     guard !isNeutral else { return }
-    let r = haloRows
-    let w = image.width
-    let weights = image.colorSpace.lumaWeights
-    let maxValue = Float(image.format.maxValue)
-    let rowsPerBand = max(bandHeight, 1)
-    let k = kernel
+    let job = bandJob(for: image)
     HaloBands.run(
-      &image, halo: r, bandHeight: rowsPerBand, threads: threads,
-      makeScratch: { SharpenScratch(width: w, radius: r) },
-      body: { scratch, band in
-        self.sharpen(band, kernel: k, scratch: &scratch, lumaWeights: weights, maxValue: maxValue)
-      })
+      &image, halo: haloRows, bandHeight: max(bandHeight, 1), threads: threads,
+      makeScratch: job.makeScratch, body: job.body)
   }
 
   /// `source` sharpened into a new image, `source` left as it is: the same pixels as
@@ -78,21 +70,30 @@ public struct Sharpening: Sendable, Hashable {
   /// the new image in parallel.
   public func applied(to source: Image, threads: Int? = nil, bandHeight: Int = 64) -> Image {
     guard !isNeutral else { return source }
-    let r = haloRows
-    let w = source.width
-    let weights = source.colorSpace.lumaWeights
-    let maxValue = Float(source.format.maxValue)
-    let k = kernel
     var output = Image(
       uninitializedWidth: source.width, height: source.height, format: source.format,
       colorSpace: source.colorSpace)
+    let job = bandJob(for: source)
     HaloBands.run(
-      from: source, into: &output, halo: r, bandHeight: max(bandHeight, 1), threads: threads,
-      makeScratch: { SharpenScratch(width: w, radius: r) },
-      body: { scratch, band in
-        self.sharpen(band, kernel: k, scratch: &scratch, lumaWeights: weights, maxValue: maxValue)
-      })
+      from: source, into: &output, halo: haloRows, bandHeight: max(bandHeight, 1),
+      threads: threads, makeScratch: job.makeScratch, body: job.body)
     return output
+  }
+
+  /// The per-job scratch and the per-band work for `image`'s width, format and colour space.
+  private func bandJob(for image: Image) -> (
+    makeScratch: @Sendable () -> SharpenScratch,
+    body: @Sendable (inout SharpenScratch, HaloBands.Band) -> Void
+  ) {
+    let (r, w, k) = (haloRows, image.width, kernel)
+    let weights = image.colorSpace.lumaWeights
+    let maxValue = Float(image.format.maxValue)
+    return (
+      { SharpenScratch(width: w, radius: r) },
+      { scratch, band in
+        self.sharpen(band, kernel: k, scratch: &scratch, lumaWeights: weights, maxValue: maxValue)
+      }
+    )
   }
 
   /// Rows above and below a band that sharpening reads.
@@ -177,9 +178,9 @@ public struct Sharpening: Sendable, Hashable {
     }
   }
 
-  @inline(__always)
   /// Row `src` plus `delta` on R, G and B into row `dst` (the same row when in place; alpha is
   /// copied).
+  @inline(__always)
   static func addDelta(
     _ delta: UnsafePointer<Int32>, from src: UnsafeRawPointer, to dst: UnsafeMutableRawPointer,
     format: PixelFormat, width: Int

@@ -224,15 +224,16 @@ struct DetailStages: Hashable, Sendable {
 }
 
 /// The store behind ``RenderCache``: what comes before the per-pixel pass — geometry, the
-/// detail stages' output and the tone guide — for the last sources rendered, so that moving any slider but those re-runs
-/// only the fused pass (2048×1536 preview, typical edit: sharpening and the copy it needs are
-/// about a fifth of the render; with a crop or straighten, the warp and the guide too).
+/// detail stages' output and the tone guide — for the last sources rendered, so that moving any
+/// slider but those re-runs only the fused pass (2048×1536 preview, typical edit: sharpening
+/// and the copy it needs are about a fifth of the render; with a crop or straighten, the warp
+/// and the guide too).
 ///
 /// Keyed by the source's content identity (storage and version: any write to the source
-/// misses), its colour space, the geometry and the detail settings. Holds two entries (an
-/// editor's preview and, say, its crop screen or a second editor), and only images of at most
-/// ``maxBytes`` (previews; full-size renders are not kept). Thread-safe: the entry sits behind a
-/// `Mutex`; the work runs outside it.
+/// misses), its colour space, the geometry and the detail settings. Holds ``capacity`` entries
+/// (an editor's preview and, say, its crop screen), and only images of at most ``maxBytes``
+/// (previews; full-size renders are not kept). Thread-safe: the entry sits behind a `Mutex`;
+/// the work runs outside it.
 final class PrepassCache: Sendable {
   let capacity: Int
   let maxBytes: Int

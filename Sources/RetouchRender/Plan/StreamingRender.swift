@@ -172,15 +172,14 @@ public final class StreamingRender {
           let band = HaloBands.Band(
             rows: half.range, halo: halo, width: w, height: h, format: .rgb8, bytesPerRow: w * 3,
             image: image.pointer, above: half.above.map { UnsafeRawPointer($0.pointer) },
-            below: half.below.map { UnsafeRawPointer($0.pointer) })
+            below: half.below.map { UnsafeRawPointer($0.pointer) }, output: image.pointer)
           sharp.sharpen(
             band, kernel: kernel, scratch: &scratch, lumaWeights: weights, maxValue: 255)
         }
       } else {
         let band = HaloBands.Band(
           rows: rows, halo: halo, width: width, height: height, format: .rgb8, bytesPerRow: bpr,
-          image: bandBase,
-          above: above, below: below)
+          image: bandBase, above: above, below: below, output: bandBase)
         var scratch = sharpenScratch!
         sharpening.sharpen(
           band, kernel: sharpenKernel, scratch: &scratch, lumaWeights: lumaWeights, maxValue: 255)
