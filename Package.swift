@@ -27,18 +27,14 @@ let package = Package(
     .systemLibrary(
       name: "CPNG", pkgConfig: "libpng",
       providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
-    .systemLibrary(
-      name: "CHeif", pkgConfig: "libheif",
-      providers: [.apt(["libheif-dev"]), .brew(["libheif"])]),
+
     .systemLibrary(
       name: "CLCMS2", pkgConfig: "lcms2",
       providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
     .systemLibrary(
       name: "CExif", pkgConfig: "libexif",
       providers: [.apt(["libexif-dev"]), .brew(["libexif"])]),
-    .systemLibrary(
-      name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
-      providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
+
     .systemLibrary(
       name: "CSQLite", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
@@ -48,6 +44,16 @@ let package = Package(
       name: "CRetouchShims",
       dependencies: ["CJPEGTurbo", "CPNG", "CLCMS2", "CExif"],
       cSettings: [.unsafeFlags(["-O3"])]),
+
+    // MARK: libheif and libmicrohttpd, loaded on first use (libheif-dev, libmicrohttpd-dev):
+    // linked the usual way they were a third of every command's start-up (rt_loaders.h).
+    .target(
+      name: "CRetouchLoaders",
+      cSettings: [
+        .unsafeFlags(
+          ["-I/opt/homebrew/include", "-I/usr/local/include"], .when(platforms: [.macOS]))
+      ],
+      linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
     // MARK: Face detection: dlib's built-in HOG frontal face detector behind a small C ABI
     // (libdlib-dev, libblas-dev, liblapack-dev). Built for this CPU: dlib's HOG features and
@@ -77,7 +83,7 @@ let package = Package(
       swiftSettings: optimized),
     .target(
       name: "RetouchIO",
-      dependencies: ["RetouchCore", "CRetouchShims", "CHeif", "CLCMS2", "CExif", "CPNG"],
+      dependencies: ["RetouchCore", "CRetouchShims", "CRetouchLoaders", "CLCMS2", "CExif", "CPNG"],
       swiftSettings: optimized),
 
     .target(
@@ -98,7 +104,8 @@ let package = Package(
     .target(
       name: "RetouchWeb",
       dependencies: [
-        "RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor", "RetouchLibrary", "CMicroHTTPD",
+        "RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor", "RetouchLibrary",
+        "CRetouchLoaders",
       ],
       resources: webAssets.map { .embedInCode("Assets/\($0)") }),
 
@@ -136,10 +143,14 @@ let package = Package(
       resources: [.copy("Fixtures")]),
     .testTarget(
       name: "RetouchAITests",
-      dependencies: ["RetouchAI", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport"]),
+      dependencies: [
+        "RetouchAI", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport",
+      ]),
     .testTarget(
       name: "RetouchEditorTests",
-      dependencies: ["RetouchEditor", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport"]),
+      dependencies: [
+        "RetouchEditor", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport",
+      ]),
     // Test helper: commits to a library in a loop so the crash test can kill it at any moment.
     .executableTarget(
       name: "retouch-library-stress",
@@ -148,13 +159,15 @@ let package = Package(
     .testTarget(
       name: "RetouchLibraryTests",
       dependencies: [
-        "RetouchLibrary", "RetouchEditor", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport",
+        "RetouchLibrary", "RetouchEditor", "RetouchRender", "RetouchIO", "RetouchCore",
+        "RetouchTestSupport",
         "retouch-library-stress",
       ]),
     .testTarget(
       name: "RetouchWebTests",
       dependencies: [
-        "RetouchWeb", "RetouchLibrary", "RetouchEditor", "RetouchAI", "RetouchRender", "RetouchIO", "RetouchCore", "RetouchTestSupport",
+        "RetouchWeb", "RetouchLibrary", "RetouchEditor", "RetouchAI", "RetouchRender", "RetouchIO",
+        "RetouchCore", "RetouchTestSupport",
       ]),
     .testTarget(
       name: "retouchCLITests",

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import CHeif
+import CRetouchLoaders
 import Foundation
 import RetouchCore
 import RetouchTestSupport
@@ -200,7 +200,8 @@ func codecSmoothImage(width: Int, height: Int, format: PixelFormat) -> Image {
 
 /// Encodes a 10-bit HEIC: a horizontal grey ramp over the full 0...1023 range, white on the right.
 func codecTenBitHEIC(width: Int, height: Int) throws -> Data {
-  #expect(heif_init(nil).code == heif_error_Ok)
+  // Loads libheif (on first use, see rt_loaders.h) and initialises it, as the codec does.
+  #expect(HEIFLibrary.initialize() == nil)
   let context = try #require(heif_context_alloc())
   defer { heif_context_free(context) }
   var encoder: OpaquePointer?

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import CHeif
+import CRetouchLoaders
 import Foundation
 import RetouchCore
 
@@ -22,7 +22,7 @@ extension HEIFCodec {
   ) throws(ImageEncodingError) -> Data {
     if let failure = HEIFLibrary.initialize() {
       throw ImageEncodingError(
-        .unsupportedFormat, detail: "libheif did not initialise: \(failure).")
+        .unsupportedFormat, detail: "HEIF is unavailable: \(failure).")
     }
     guard let context = heif_context_alloc() else {
       throw ImageEncodingError(.encoderFailed, detail: "libheif could not allocate a context.")

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import CHeif
+import CRetouchLoaders
 import Foundation
 import RetouchCore
 
@@ -70,7 +70,7 @@ enum HEIFCodec {
   ) throws(ImageDecodingError) -> R {
     if let failure = HEIFLibrary.initialize() {
       throw ImageDecodingError(
-        .unsupportedVariant, source: source, detail: "libheif did not initialise: \(failure).")
+        .unsupportedVariant, source: source, detail: "HEIF is unavailable: \(failure).")
     }
     guard let context = heif_context_alloc() else {
       throw ImageDecodingError(

@@ -1,18 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import CHeif
+import CRetouchLoaders
 
 /// Process-wide libheif set-up and error translation.
 enum HEIFLibrary {
-  /// `heif_init` runs once, on first use, and is never undone: `heif_deinit` would unload the
-  /// codec plugins under any other thread still decoding. `nil` when it succeeded, otherwise
-  /// libheif's message. (A `static let` initialiser runs exactly once, thread-safely.)
+  /// libheif is loaded on first use (`rt_heif_load`, so commands that never touch a HEIF file
+  /// do not pay for loading it and its codecs at start-up), then `heif_init` runs once and is
+  /// never undone: `heif_deinit` would unload the codec plugins under any other thread still
+  /// decoding. `nil` when both succeeded, otherwise what went wrong. (A `static let` initialiser
+  /// runs exactly once, thread-safely.)
   private static let initializationFailure: String? = {
+    var reason = [CChar](repeating: 0, count: 512)
+    guard rt_heif_load(&reason, reason.count) == 1 else {
+      let text = String(
+        decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      return "libheif (the libheif1 package) could not be loaded: \(text)"
+    }
     let error = heif_init(nil)
     return error.code == heif_error_Ok ? nil : message(of: error)
   }()
 
-  /// Makes sure libheif is initialised; returns libheif's message if that failed.
+  /// Makes sure libheif is loaded and initialised; returns the reason if that failed. Call it
+  /// before any other libheif function.
   static func initialize() -> String? { initializationFailure }
 
   /// The message libheif attached to `error` (never empty).

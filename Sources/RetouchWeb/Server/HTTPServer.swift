@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import CMicroHTTPD
+import CRetouchLoaders
 import Dispatch
 import Foundation
 import Synchronization
@@ -82,6 +82,14 @@ public final class HTTPServer: Sendable {
   /// - Throws: ``WebError`` `.internalError` when the address is not an IPv4 address, the port
   ///   is taken, or libmicrohttpd cannot start.
   public func start() throws(WebError) {
+    // libmicrohttpd is loaded on first use, so commands that serve nothing never load it.
+    var reason = [CChar](repeating: 0, count: 512)
+    guard rt_microhttpd_load(&reason, reason.count) == 1 else {
+      let text = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      throw WebError(
+        .internalError, source: configuration.host,
+        detail: "libmicrohttpd (the libmicrohttpd12 package) could not be loaded: \(text).")
+    }
     let fd = try Self.openListeningSocket(host: configuration.host, port: configuration.port)
     var address = sockaddr_in()
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)

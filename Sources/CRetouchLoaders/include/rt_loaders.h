@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// libheif and libmicrohttpd, loaded on first use instead of at process start.
+//
+// Linked the usual way, the two libraries and what they pull in (x265, libde265, dav1d, aom;
+// gnutls and its helpers) were a third of every `retouch` command's start-up: loading them and
+// resolving their symbols took about 12 ms of 26 on the 2-core build machine, for commands that
+// never read a HEIF file or serve a page. This target defines the functions of both libraries
+// that Retouch calls, under their own names, as forwarders to the real ones, which
+// rt_heif_load() and rt_microhttpd_load() look up with dlopen/dlsym the first time.
+//
+// Call the matching load function, and check that it succeeded, before any other function of
+// that library. Both are safe to call from any thread and any number of times.
+#ifndef RT_LOADERS_H
+#define RT_LOADERS_H
+
+#include <stddef.h>
+
+#include <libheif/heif.h>
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <microhttpd.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Loads libheif and resolves every function Retouch uses. Returns 1 when they are all there;
+/// otherwise 0, with the reason (NUL-terminated, truncated to `capacity`) in `message`.
+int rt_heif_load(char *message, size_t capacity);
+
+/// The same for libmicrohttpd.
+int rt_microhttpd_load(char *message, size_t capacity);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
