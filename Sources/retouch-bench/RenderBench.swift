@@ -177,11 +177,18 @@ enum RenderBench {
     let foreignLoad: String
   }
 
+  /// `path` relative to the working directory when it lies inside it (reports are committed,
+  /// so they name no machine's folders).
+  static func shownPath(_ path: String) -> String {
+    let here = FileManager.default.currentDirectoryPath + "/"
+    return path.hasPrefix(here) ? String(path.dropFirst(here.count)) : path
+  }
+
   static func peers(url: URL, ours: [BenchResult], options: BenchOptions) {
     let script = options.peersScript
     print("\n## Peers: \(script.lastPathComponent) (the reference chain, file → file)")
     guard FileManager.default.fileExists(atPath: script.path) else {
-      print("not run: \(script.path) is missing")
+      print("not run: \(script.lastPathComponent) is missing")
       return
     }
     let work = options.workDirectory.appendingPathComponent("peers")
@@ -190,7 +197,7 @@ enum RenderBench {
     print(
       "running (SECTIONS='floor edit', MODE=rr, ONLY='\(options.peersOnly)', "
         + "\(options.runs) runs); "
-        + "log: \(log)"
+        + "log: \(Self.shownPath(log))"
     )
     fflush(nil)
     let start = now()
