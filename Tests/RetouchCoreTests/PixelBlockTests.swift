@@ -62,6 +62,36 @@ import Testing
   }
 }
 
+/// Blocks over `Recycler.quietLimit` are kept with their pages marked free for the kernel
+/// (`MADV_FREE`): what is written into one after it is handed out again must stay.
+@Suite struct PixelBlockQuietRecyclingTests {
+  @Test func aQuietlyKeptBlockHoldsWhatIsWrittenNext() {
+    let size = PixelBlock.Recycler.quietLimit + (6 << 20)
+    #expect(size <= PixelBlock.Recycler.blockLimit)
+    var addresses: Set<UInt> = []
+    for round in 0..<3 {
+      let block = PixelBlock.allocate(byteCount: size)
+      addresses.insert(UInt(bitPattern: block))
+      let bytes = block.assumingMemoryBound(to: UInt8.self)
+      let salt = UInt8(round * 85 + 1)
+      for i in stride(from: 0, to: size, by: 509) { bytes[i] = UInt8(truncatingIfNeeded: i) ^ salt }
+      var wrong = 0
+      for i in stride(from: 0, to: size, by: 509)
+      where bytes[i] != UInt8(truncatingIfNeeded: i) ^ salt {
+        wrong += 1
+      }
+      #expect(wrong == 0, "round \(round): \(wrong) bytes lost")
+      PixelBlock.deallocate(block, byteCount: size)
+      // Kept, not freed: the pool hands this very block out for the next one of its size (no
+      // other test allocates this size).
+      let kept = PixelBlock.Recycler.shared.take(PixelBlock.hugeSize(size))
+      #expect(kept == block)
+      if let kept { PixelBlock.deallocate(kept, byteCount: size) }
+    }
+    #expect(addresses.count == 1)
+  }
+}
+
 /// Mapping a block's pages ahead of the thread that fills it (`PixelBlock.populate`,
 /// `populateAhead`) must never change what the block holds.
 @Suite struct PixelBlockPopulationTests {
