@@ -49,7 +49,9 @@ struct RawHTTP {
     #endif
     guard fd >= 0 else { throw Failure(description: "socket failed") }
     defer { close(fd) }
-    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    // Long enough for a server whose handlers wait for a concurrency pool kept busy by other
+    // suites' renders running at the same time; a hung server still fails the test.
+    var timeout = timeval(tv_sec: 60, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
