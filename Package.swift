@@ -84,7 +84,7 @@ let package = Package(
     .target(
       name: "RetouchIO",
       dependencies: ["RetouchCore", "CRetouchShims", "CRetouchLoaders", "CLCMS2", "CExif", "CPNG"],
-      swiftSettings: optimized),
+      swiftSettings: optimized + loaderHeaders),
 
     .target(
       name: "RetouchAI",
@@ -107,7 +107,8 @@ let package = Package(
         "RetouchCore", "RetouchIO", "RetouchRender", "RetouchEditor", "RetouchLibrary",
         "CRetouchLoaders",
       ],
-      resources: webAssets.map { .embedInCode("Assets/\($0)") }),
+      resources: webAssets.map { .embedInCode("Assets/\($0)") },
+      swiftSettings: loaderHeaders),
 
     // MARK: Executables
     .executableTarget(
@@ -139,8 +140,10 @@ let package = Package(
       resources: [.copy("Golden")]),
     .testTarget(
       name: "RetouchIOTests",
-      dependencies: ["RetouchIO", "RetouchCore", "RetouchTestSupport", "CRetouchShims"],
-      resources: [.copy("Fixtures")]),
+      dependencies: [
+        "RetouchIO", "RetouchCore", "RetouchTestSupport", "CRetouchShims", "CRetouchLoaders",
+      ],
+      resources: [.copy("Fixtures")], swiftSettings: loaderHeaders),
     .testTarget(
       name: "RetouchAITests",
       dependencies: [
@@ -179,6 +182,16 @@ let package = Package(
 /// Settings for modules with hot pixel loops: tuned for the CPUs we ship on (x86-64-v3 class).
 var optimized: [SwiftSetting] {
   [.unsafeFlags(["-target-cpu", "haswell"], .when(platforms: [.linux]))]
+}
+
+/// Where Swift modules importing `CRetouchLoaders` find the libheif and libmicrohttpd headers
+/// its header includes: Homebrew's folders on macOS (Debian's are on the default path).
+var loaderHeaders: [SwiftSetting] {
+  [
+    .unsafeFlags(
+      ["-Xcc", "-I/opt/homebrew/include", "-Xcc", "-I/usr/local/include"],
+      .when(platforms: [.macOS]))
+  ]
 }
 
 /// The web editor's front-end files (Sources/RetouchWeb/Assets), each embedded in the binary.
