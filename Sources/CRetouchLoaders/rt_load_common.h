@@ -13,10 +13,10 @@
 #include <string.h>
 
 #if defined(__APPLE__)
-#define RT_HEIF_LIBRARY_NAMES                                                                   \
+#define RT_HEIF_LIBRARY_NAMES                                                                      \
   { "libheif.1.dylib", "/opt/homebrew/lib/libheif.1.dylib", "/usr/local/lib/libheif.1.dylib" }
-#define RT_MICROHTTPD_LIBRARY_NAMES                                                             \
-  { "libmicrohttpd.12.dylib", "/opt/homebrew/lib/libmicrohttpd.12.dylib",                       \
+#define RT_MICROHTTPD_LIBRARY_NAMES                                                                \
+  { "libmicrohttpd.12.dylib", "/opt/homebrew/lib/libmicrohttpd.12.dylib",                          \
     "/usr/local/lib/libmicrohttpd.12.dylib" }
 #else
 #define RT_HEIF_LIBRARY_NAMES { "libheif.so.1", "libheif.so" }
@@ -24,49 +24,53 @@
 #endif
 
 #define RT_POINTER(type, name, params, args) static type(*rt_##name) params;
-#define RT_FORWARDER(type, name, params, args)                                                   \
+#define RT_POINTER_VOID(name, params, args) static void(*rt_##name) params;
+#define RT_FORWARDER(type, name, params, args)                                                     \
   type name params { return rt_##name args; }
-#define RT_RESOLVE(type, name, params, args)                                                     \
-  if (!failed) {                                                                                 \
-    *(void **)(&rt_##name) = dlsym(handle, #name);                                               \
-    if (!rt_##name) {                                                                            \
-      snprintf(reason, sizeof reason, "%s has no %s", opened, #name);                            \
-      failed = 1;                                                                                \
-    }                                                                                            \
+#define RT_FORWARDER_VOID(name, params, args)                                                      \
+  void name params { rt_##name args; }
+#define RT_RESOLVE_VOID(name, params, args) RT_RESOLVE(void, name, params, args)
+#define RT_RESOLVE(type, name, params, args)                                                       \
+  if (!failed) {                                                                                   \
+    *(void **)(&rt_##name) = dlsym(handle, #name);                                                 \
+    if (!rt_##name) {                                                                              \
+      snprintf(reason, sizeof reason, "%s has no %s", opened, #name);                              \
+      failed = 1;                                                                                  \
+    }                                                                                              \
   }
 
-// Defines rt_<library>_load(), the pointers and the forwarders for `FUNCTIONS`.
-#define RT_DEFINE_LOADER(library, FUNCTIONS, NAMES)                                              \
-  FUNCTIONS(RT_POINTER)                                                                          \
-  FUNCTIONS(RT_FORWARDER)                                                                        \
-  static pthread_once_t rt_##library##_once = PTHREAD_ONCE_INIT;                                 \
-  static int rt_##library##_loaded;                                                              \
-  static char rt_##library##_reason[512];                                                        \
-  static void rt_##library##_open(void) {                                                        \
-    static const char *const names[] = NAMES;                                                    \
-    char reason[512] = "";                                                                       \
-    const char *opened = NULL;                                                                   \
-    void *handle = NULL;                                                                         \
-    for (size_t i = 0; i < sizeof names / sizeof names[0] && !handle; i++) {                     \
-      handle = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);                                          \
-      if (handle) {                                                                              \
-        opened = names[i];                                                                       \
-      } else if (i == 0) {                                                                       \
-        const char *error = dlerror();                                                           \
-        snprintf(reason, sizeof reason, "%s", error ? error : "cannot be opened");               \
-      }                                                                                          \
-    }                                                                                            \
-    int failed = handle == NULL;                                                                 \
-    FUNCTIONS(RT_RESOLVE)                                                                        \
-    rt_##library##_loaded = !failed;                                                             \
-    memcpy(rt_##library##_reason, reason, sizeof reason);                                        \
-  }                                                                                              \
-  int rt_##library##_load(char *message, size_t capacity) {                                      \
-    pthread_once(&rt_##library##_once, rt_##library##_open);                                     \
-    if (!rt_##library##_loaded && message && capacity > 0) {                                     \
-      snprintf(message, capacity, "%s", rt_##library##_reason);                                  \
-    }                                                                                            \
-    return rt_##library##_loaded;                                                                \
+// Defines rt_<library>_load(), the pointers and the forwarders for `FUNCTIONS(X, V)`.
+#define RT_DEFINE_LOADER(library, FUNCTIONS, NAMES)                                                \
+  FUNCTIONS(RT_POINTER, RT_POINTER_VOID)                                                           \
+  FUNCTIONS(RT_FORWARDER, RT_FORWARDER_VOID)                                                       \
+  static pthread_once_t rt_##library##_once = PTHREAD_ONCE_INIT;                                   \
+  static int rt_##library##_loaded;                                                                \
+  static char rt_##library##_reason[512];                                                          \
+  static void rt_##library##_open(void) {                                                          \
+    static const char *const names[] = NAMES;                                                      \
+    char reason[512] = "";                                                                         \
+    const char *opened = NULL;                                                                     \
+    void *handle = NULL;                                                                           \
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !handle; i++) {                       \
+      handle = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);                                            \
+      if (handle) {                                                                                \
+        opened = names[i];                                                                         \
+      } else if (i == 0) {                                                                         \
+        const char *error = dlerror();                                                             \
+        snprintf(reason, sizeof reason, "%s", error ? error : "cannot be opened");                 \
+      }                                                                                            \
+    }                                                                                              \
+    int failed = handle == NULL;                                                                   \
+    FUNCTIONS(RT_RESOLVE, RT_RESOLVE_VOID)                                                         \
+    rt_##library##_loaded = !failed;                                                               \
+    memcpy(rt_##library##_reason, reason, sizeof reason);                                          \
+  }                                                                                                \
+  int rt_##library##_load(char *message, size_t capacity) {                                        \
+    pthread_once(&rt_##library##_once, rt_##library##_open);                                       \
+    if (!rt_##library##_loaded && message && capacity > 0) {                                       \
+      snprintf(message, capacity, "%s", rt_##library##_reason);                                    \
+    }                                                                                              \
+    return rt_##library##_loaded;                                                                  \
   }
 
 #endif
