@@ -44,11 +44,10 @@
   FUNCTIONS(RT_POINTER, RT_POINTER_VOID)                                                           \
   FUNCTIONS(RT_FORWARDER, RT_FORWARDER_VOID)                                                       \
   static pthread_once_t rt_##library##_once = PTHREAD_ONCE_INIT;                                   \
-  static int rt_##library##_loaded;                                                                \
-  static char rt_##library##_reason[512];                                                          \
+  static const char *rt_##library##_failure;                                                       \
   static void rt_##library##_open(void) {                                                          \
     static const char *const names[] = NAMES;                                                      \
-    char reason[512] = "";                                                                         \
+    static char reason[512];                                                                       \
     const char *opened = NULL;                                                                     \
     void *handle = NULL;                                                                           \
     for (size_t i = 0; i < sizeof names / sizeof names[0] && !handle; i++) {                       \
@@ -62,15 +61,11 @@
     }                                                                                              \
     int failed = handle == NULL;                                                                   \
     FUNCTIONS(RT_RESOLVE, RT_RESOLVE_VOID)                                                         \
-    rt_##library##_loaded = !failed;                                                               \
-    memcpy(rt_##library##_reason, reason, sizeof reason);                                          \
+    rt_##library##_failure = failed ? reason : NULL;                                               \
   }                                                                                                \
-  int rt_##library##_load(char *message, size_t capacity) {                                        \
+  const char *rt_##library##_load(void) {                                                          \
     pthread_once(&rt_##library##_once, rt_##library##_open);                                       \
-    if (!rt_##library##_loaded && message && capacity > 0) {                                       \
-      snprintf(message, capacity, "%s", rt_##library##_reason);                                    \
-    }                                                                                              \
-    return rt_##library##_loaded;                                                                  \
+    return rt_##library##_failure;                                                                 \
   }
 
 #endif

@@ -9,8 +9,8 @@
 // that Retouch calls, under their own names, as forwarders to the real ones, which
 // rt_heif_load() and rt_microhttpd_load() look up with dlopen/dlsym the first time.
 //
-// Call the matching load function, and check that it succeeded, before any other function of
-// that library. Both are safe to call from any thread and any number of times.
+// Call the matching load function, and check that it returned NULL, before any other function
+// of that library. Both are safe to call from any thread and any number of times.
 #ifndef RT_LOADERS_H
 #define RT_LOADERS_H
 
@@ -29,12 +29,12 @@
 extern "C" {
 #endif
 
-/// Loads libheif and resolves every function Retouch uses. Returns 1 when they are all there;
-/// otherwise 0, with the reason (NUL-terminated, truncated to `capacity`) in `message`.
-int rt_heif_load(char *message, size_t capacity);
+/// Loads libheif and resolves every function Retouch uses. Returns NULL when they are all
+/// there, otherwise why not (a string that lives as long as the process).
+const char *rt_heif_load(void);
 
 /// The same for libmicrohttpd.
-int rt_microhttpd_load(char *message, size_t capacity);
+const char *rt_microhttpd_load(void);
 
 #ifdef __cplusplus
 }

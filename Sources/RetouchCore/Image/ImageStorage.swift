@@ -117,6 +117,21 @@ package enum PixelBlock {
     #endif
   }
 
+  /// Maps `base[offset..<byteCount]` (see ``populate(_:byteCount:)``) one huge page at a time,
+  /// first page first, for as long as `proceed()` holds, and returns how far it got: `byteCount`
+  /// when all is mapped, or when mapping cannot work here (nothing more to try).
+  package static func populate(
+    _ base: UnsafeMutableRawPointer, byteCount: Int, from offset: Int, while proceed: () -> Bool
+  ) -> Int {
+    var offset = offset
+    while offset < byteCount, proceed() {
+      let n = Swift.min(ImageStorage.hugeAlignment, byteCount - offset)
+      guard populate(base + offset, byteCount: n) else { return byteCount }
+      offset += n
+    }
+    return offset
+  }
+
   /// Starts mapping the pages of `byteCount` bytes at `pointer` on another thread, first page
   /// first, for a single-threaded producer (a decoder) that is about to fill them from the top:
   /// the kernel's zeroing of fresh pages then runs on an idle core instead of stopping the
@@ -150,13 +165,9 @@ package enum PixelBlock {
         // A worker that only gets a thread after `finish` never touches the block.
         guard transition(from: .idle, to: .running) else { return }
         defer { done.signal() }
-        let chunk = ImageStorage.hugeAlignment
-        var offset = 0
-        while offset < byteCount, phase.load(ordering: .acquiring) == Phase.running.rawValue {
-          guard let p = UnsafeMutableRawPointer(bitPattern: address) else { return }
-          let n = Swift.min(chunk, byteCount - offset)
-          guard PixelBlock.populate(p + offset, byteCount: n) else { return }
-          offset += n
+        guard let base = UnsafeMutableRawPointer(bitPattern: address) else { return }
+        _ = PixelBlock.populate(base, byteCount: byteCount, from: 0) {
+          phase.load(ordering: .acquiring) == Phase.running.rawValue
         }
       }
     }

@@ -249,23 +249,17 @@ public enum JPEGEditPipeline {
     let base: UnsafeMutableRawPointer
     let byteCount: Int
     var mapped = 0
-    /// Bytes mapped at a time: one huge page.
-    static let chunk = 2 << 20
 
     init(_ header: Header) {
       base = UnsafeMutableRawPointer(header.pixels)
       byteCount = header.byteCount
     }
 
-    /// Maps the next pages, a chunk at a time, until `rows` rows are decoded or all are mapped.
+    /// Maps the next pages, a huge page at a time, until `rows` rows are decoded or all are
+    /// mapped.
     mutating func map(whileWaitingFor rows: Int, _ state: PipelineState) {
-      while mapped < byteCount, !state.hasDecoded(rows) {
-        let n = min(Self.chunk, byteCount - mapped)
-        guard PixelBlock.populate(base + mapped, byteCount: n) else {
-          mapped = byteCount  // not supported here: stop trying
-          return
-        }
-        mapped += n
+      mapped = PixelBlock.populate(base, byteCount: byteCount, from: mapped) {
+        !state.hasDecoded(rows)
       }
     }
   }

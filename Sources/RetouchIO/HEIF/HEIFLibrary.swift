@@ -10,11 +10,8 @@ enum HEIFLibrary {
   /// decoding. `nil` when both succeeded, otherwise what went wrong. (A `static let` initialiser
   /// runs exactly once, thread-safely.)
   private static let initializationFailure: String? = {
-    var reason = [CChar](repeating: 0, count: 512)
-    guard rt_heif_load(&reason, reason.count) == 1 else {
-      let text = String(
-        decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-      return "libheif (the libheif1 package) could not be loaded: \(text)"
+    if let reason = rt_heif_load() {
+      return "libheif (the libheif1 package) could not be loaded: \(String(cString: reason))"
     }
     let error = heif_init(nil)
     return error.code == heif_error_Ok ? nil : message(of: error)

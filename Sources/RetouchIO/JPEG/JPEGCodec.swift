@@ -106,7 +106,8 @@ enum JPEGCodec {
         guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         // The decoder fills the image from the top on this one thread; the pages it reaches
         // are mapped ahead of it on another core.
-        let population = PixelBlock.populateAhead(raw.baseAddress!, byteCount: raw.count)
+        let population = PixelBlock.populateAhead(
+          UnsafeMutableRawPointer(base), byteCount: raw.count)
         defer { population.finish() }
         var row = 0
         while row < height {

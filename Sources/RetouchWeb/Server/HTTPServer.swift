@@ -83,12 +83,11 @@ public final class HTTPServer: Sendable {
   ///   is taken, or libmicrohttpd cannot start.
   public func start() throws(WebError) {
     // libmicrohttpd is loaded on first use, so commands that serve nothing never load it.
-    var reason = [CChar](repeating: 0, count: 512)
-    guard rt_microhttpd_load(&reason, reason.count) == 1 else {
-      let text = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    if let reason = rt_microhttpd_load() {
       throw WebError(
         .internalError, source: configuration.host,
-        detail: "libmicrohttpd (the libmicrohttpd12 package) could not be loaded: \(text).")
+        detail: "libmicrohttpd (the libmicrohttpd12 package) could not be loaded: "
+          + "\(String(cString: reason)).")
     }
     let fd = try Self.openListeningSocket(host: configuration.host, port: configuration.port)
     var address = sockaddr_in()
