@@ -168,6 +168,24 @@ struct CorrectionEvidenceTests {
     #expect(dimEV < 0.2, "dim scene: \(dimEV)")
   }
 
+  /// A landscape whose salient region is its bright sky (g77) underexposed by 0.7 and 1.3 EV:
+  /// the sky still reads bright, but the frame's key is under the target and its whites have
+  /// lost their place, so it is brightened by most of what it lost and no more (the subject
+  /// alone asked for nothing: it was left dark). The untouched photo stays as it is.
+  @Test(arguments: [-0.7, -1.3])
+  func brightSkyDoesNotHideAnUnderexposure(ev: Double) throws {
+    let photo = try Self.photo("g77")
+    #expect(engine.topSuggestion(for: photo) == nil, "the untouched photo is good as it is")
+    let k = pow(2, ev)
+    let under = AnalysisFixtures.gained(photo, k, k, k)
+    let analysis = engine.analysis(of: under)
+    #expect(analysis.exposure.subjectLuminance > 0.2, "the subject is the bright sky")
+    let lifted = analysis.exposure.suggestedEV
+    #expect(lifted >= 0.6 * -ev && lifted <= -ev + 0.1, "suggested \(lifted) for \(ev) EV")
+    let config = try #require(engine.topSuggestion(for: under))
+    #expect(config.value(of: .exposure) >= 0.5 * -ev, "\(config)")
+  }
+
   /// The bright-dominated measure does not mistake a lifted black level on an ordinary photo
   /// (d11, display values `0.1 + 0.9·x`) for snow: its median stays well inside its span.
   @Test func liftedOrdinaryPhotoIsNotBrightDominated() throws {

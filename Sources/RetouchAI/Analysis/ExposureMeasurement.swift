@@ -159,10 +159,16 @@ enum ExposureMeasurement {
     let intent = darkIntent(
       hist: hist, total: stats.pixelCount, medianL: percentiles[3], p99L: percentiles[6],
       sceneEV: sceneEV, flashFired: input.capture.flashFired)
-    var ev = 0.6 * log2(targetKey / max(region.key, 1e-4)) + 0.4 * log2(targetKey / max(key, 1e-4))
+    let globalEV = log2(targetKey / max(key, 1e-4))
+    var ev = 0.6 * log2(targetKey / max(region.key, 1e-4)) + 0.4 * globalEV
     if let face = faceRegion {
       ev = 0.6 * log2(targetFaceLuminance / max(face.mean, 1e-4)) + 0.4 * ev
     }
+    // A subject that reads bright (a lit sky or lamp taken for the subject, a pale face) does
+    // not prove the photo bright enough: a frame whose key is under the target and whose whites
+    // sit below where whites belong lacks light whatever its brightest part says. The white
+    // point below still bounds how far it goes, so a photo with whites in place is untouched.
+    if globalEV > ev, log2(whiteTarget / max(p995Y, 1e-4)) > 0 { ev = globalEV }
     if ev > 0 {
       // Anchor on the white point: an underexposed photo lost exactly the headroom its
       // brightest half-percent now has below where a normal photo's whites sit, while a photo

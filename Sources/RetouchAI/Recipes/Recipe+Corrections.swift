@@ -11,7 +11,8 @@ extension Recipe {
     brighten, darken, liftShadows, recoverHighlights, warmUp, coolDown, fixTint, cleanUp, crisp,
   ]
 
-  /// Exposure up by the measured shortfall of the subject (`ExposureAnalysis.suggestedEV`,
+  /// Exposure up by the measured shortfall of the subject, or of the whole frame when its
+  /// whites have room left (`ExposureAnalysis.suggestedEV`, bounded by the white point and
   /// already moderated for photos that are dark on purpose). Exposure is scene-linear
   /// (`× 2^EV`), so it undoes an underexposure exactly where nothing clipped.
   public static let brighten = Recipe(
