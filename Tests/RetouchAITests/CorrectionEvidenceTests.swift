@@ -168,6 +168,28 @@ struct CorrectionEvidenceTests {
     #expect(dimEV < 0.2, "dim scene: \(dimEV)")
   }
 
+  /// Snow (g84) has a black level as high as fog's (its darkest percent near L* 40), but it is a
+  /// lit scene, not a veil: given a green cast (+20 % green in linear light), its colour
+  /// estimate is trusted and the cast comes off (its confidence was 0.15, as in mist, and the
+  /// green stayed). The untouched snow, blue as snow in shade is, stays as it is.
+  @Test func snowIsNotMistForTheColourEstimate() throws {
+    let snow = try Self.photo("g84")
+    #expect(engine.topSuggestion(for: snow) == nil, "the untouched snow is good as it is")
+    let green = AnalysisFixtures.gained(snow, 1 / 1.143, 1.2 / 1.143, 1 / 1.143)
+    let analysis = engine.analysis(of: green)
+    #expect(analysis.color.confidence > 0.5, "confidence \(analysis.color.confidence)")
+    let config = try #require(engine.topSuggestion(for: green))
+    #expect(config.value(of: .tint) != 0, "\(config)")
+    func greenness(_ image: Image) -> Double {
+      let s = AnalysisFixtures.channelMeans(image)
+      return s.g / (s.r * s.b).squareRoot()
+    }
+    let fixed = green.rendered(with: config)
+    #expect(
+      greenness(fixed) < greenness(green) - 0.03,
+      "green \(greenness(green)) → \(greenness(fixed)) (untouched \(greenness(snow)))")
+  }
+
   /// A landscape whose salient region is its bright sky (g77) underexposed by 0.7 and 1.3 EV:
   /// the sky still reads bright, but the frame's key is under the target and its whites have
   /// lost their place, so it is brightened by most of what it lost and no more (the subject

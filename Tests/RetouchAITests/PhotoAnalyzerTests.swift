@@ -27,6 +27,19 @@ enum AnalysisFixtures {
     }
   }
 
+  /// Mean linear light of each channel of an 8-bit image.
+  static func channelMeans(_ image: Image) -> (r: Double, g: Double, b: Double) {
+    let n = image.format.channelCount
+    var sums = [0.0, 0.0, 0.0]
+    image.withUnsafeBytes { raw in
+      for i in 0..<image.pixelCount {
+        for c in 0..<3 { sums[c] += SRGBTables.decodeExact(Double(raw[i * n + c]) / 255) }
+      }
+    }
+    let count = Double(max(1, image.pixelCount))
+    return (sums[0] / count, sums[1] / count, sums[2] / count)
+  }
+
   /// Calls `transform(channel, value 0...1)` on every RGB component of an 8-bit image.
   static func mapped(_ image: Image, _ transform: (Int, Double) -> Double) -> Image {
     var out = image

@@ -65,8 +65,13 @@ enum ColorMeasurement {
     // In fog or mist (the darkest percent at L* 25–40 and up) most of what the camera saw is
     // light scattered by the air: its colour is the weather's, not a cast to remove.
     // Judged at the exposure Brighten would give: an underexposed copy lowers its black level.
+    // A frame made mostly of its brightest material (snow, a white wall) has a high black
+    // level too, but it is lit, not veiled: its colour is the light's like any other scene's
+    // (snow given a magenta or warm cast kept confidence 0.13–0.15 and was left cast). Blue
+    // snow in shade keeps its own protection (``Recipe/warmUp``).
     let p1 = exposure.lightnessOnceExposed(p[0])
-    let misty = 1 - 0.85 * ExposureMeasurement.smoothstep(25, 40, p1)
+    let misty =
+      1 - 0.85 * ExposureMeasurement.smoothstep(25, 40, p1) * (1 - exposure.brightDominated)
     let confidence = coverage * (0.4 + 0.6 * agreement) * oneColour * lightIsScene * misty
     return ColorAnalysis(
       illuminant: illuminant, warmth: warmth, greenTint: greenTint,

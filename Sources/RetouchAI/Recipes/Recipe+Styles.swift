@@ -152,19 +152,8 @@ extension Recipe {
 
 extension PhotoAnalysis {
   /// How clearly the frame is made mostly of its own brightest material (snow, a white wall, a
-  /// pale sky), 0...1: its median is bright (L* 72–80 and up), or sits in the top eighth of the
-  /// span from its darkest to its brightest percent whatever the exposure (the median 78–86 %
-  /// of the way up). Lifting blacks keeps white where it is, so a lifted photo keeps that
-  /// span's proportions (medians 55–70 % up on the shared set), while underexposed snow keeps
-  /// its median near its whites (89 % up at −0.7, −1.3 and −2 EV) with both far below white;
-  /// pulling its blacks down would only darken it further.
-  var brightDominated: Double {
-    let p1 = lightness(percentile: 1), p50 = lightness(percentile: 50)
-    let p99 = lightness(percentile: 99)
-    let span = p99 - p1
-    let position = span > 10 ? (p50 - p1) / span : 0
-    return max(Sizing.ramp(p50, from: 72, to: 80), Sizing.ramp(position, from: 0.78, to: 0.86))
-  }
+  /// pale sky), 0...1 (see ``ExposureAnalysis/brightDominated``).
+  var brightDominated: Double { exposure.brightDominated }
 
   /// How clearly the photo is veiled (haze, a washed-out copy), 0...1: a raised black level
   /// and flattened tones must both show (a bright, soft scene alone is not veiled). A black
