@@ -54,6 +54,9 @@ import Testing
     let cases: [(Int, Int, NormalizedRect)] = [
       (80, 60, .full), (20, 15, .full),
       (33, 17, NormalizedRect(x: 0.25, y: 0.1, width: 0.5, height: 0.6)),
+      // Fewer output columns than guide columns: some guide columns are no pixel's left tap.
+      (7, 5, .full), (1, 1, .full),
+      (6, 4, NormalizedRect(x: 0.6, y: 0.5, width: 0.4, height: 0.5)),
     ]
     for (w, h, region) in cases {
       let sampler = ToneGuide.Sampler(guide: guide, outputWidth: w, outputHeight: h, region: region)
