@@ -78,8 +78,10 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// brighten), −2...4.
   ///
   /// `0.6·log2(0.11 / subject key) + 0.4·log2(0.11 / key)` (the subject's log-average over
-  /// ``SubjectAnalysis/region``); with faces `0.6·log2(0.30 / face mean) + 0.4·` that. Brightening
-  /// stops where the brightest half-percent reaches 0.92 linear (a night picture without EXIF,
+  /// ``SubjectAnalysis/region``); with faces `0.6·log2(0.30 / face mean) + 0.4·` that. When the
+  /// frame's own `log2(0.11 / key)` asks for more and its white point has room left, that is
+  /// taken instead (a bright sky or lamp read as the subject does not hide an underexposure).
+  /// Brightening stops where the brightest half-percent reaches 0.92 linear (a night picture without EXIF,
   /// or EXIF of a bright scene: where the brightest 1 % would pass white by more than 0.3 EV),
   /// is scaled by `1 − 0.8·intent` (at most +0.7) for photos dark on purpose, fades out when
   /// 10–30 % of the photo is pure black (low key: the black is the scene's), and needs an L*
@@ -131,8 +133,10 @@ public struct ColorAnalysis: Sendable, Hashable, Codable {
   public var greenTint: Double
   /// How much to trust the estimate, 0...1: lowered by few trusted pixels (clipped, very dark
   /// or very saturated ones are left out), by disagreement between the two estimators
-  /// (shades-of-gray and gray-edge), by one dominant colour, and when the light is the scene
-  /// (a photo dark on purpose, or a warm estimate in a backlit photo with the light in frame).
+  /// (shades-of-gray and gray-edge), by one dominant colour, when the light is the scene
+  /// (a photo dark on purpose, or a warm estimate in a backlit photo with the light in frame),
+  /// and in fog or mist (a raised black level, unless the frame is mostly its own brightest
+  /// material, such as snow).
   /// About 0.6 and above for ordinary daylight photos; below 0.25 means "don't correct".
   public var confidence: Double
   /// Mean chroma (CIE C*ab, D65) over all pixels: about 5 for muted photos, 30+ for vivid ones.
