@@ -115,7 +115,7 @@ enum RenderBench {
       BenchCase(name: pipelineName, owner: "Retouch") {
         // What `retouch apply` runs, called from this process: the file read, the overlapped
         // decode → edit → encode, no process start and no write.
-        let file = try Data(contentsOf: url)
+        let file = try ImageDecoder.readFile(url)
         guard
           try JPEGEditPipeline.render(file, source: url.lastPathComponent, config: config) != nil
         else { throw BenchError(description: "the typical edit did not stream") }

@@ -168,7 +168,9 @@ enum ExposureMeasurement {
     // not prove the photo bright enough: a frame whose key is under the target and whose whites
     // sit below where whites belong lacks light whatever its brightest part says. The white
     // point below still bounds how far it goes, so a photo with whites in place is untouched.
-    if globalEV > ev, log2(whiteTarget / max(p995Y, 1e-4)) > 0 { ev = globalEV }
+    // How far the brightest half-percent sits below where a normal photo's whites do (EV).
+    let whiteEV = log2(whiteTarget / max(p995Y, 1e-4))
+    if globalEV > ev, whiteEV > 0 { ev = globalEV }
     if ev > 0 {
       // Anchor on the white point: an underexposed photo lost exactly the headroom its
       // brightest half-percent now has below where a normal photo's whites sit, while a photo
@@ -178,7 +180,6 @@ enum ExposureMeasurement {
       // Two cases keep the older, wider limit (the brightest 1 % not pushed far past white):
       // EXIF of a bright scene proves the darkness is underexposure, and the picture of a night
       // scene without EXIF may be either, so it is judged by the key and `darkIntent` alone.
-      let whiteEV = log2(whiteTarget / max(p995Y, 1e-4))
       let headroom = log2(1 / max(p99Y, 1e-4)) + 0.3
       // A night picture is a black base (three quarters of the frame near black) with lights;
       // a sunset or backlit silhouette has a lit sky over a quarter of it and is judged by its
@@ -257,7 +258,7 @@ enum ExposureMeasurement {
     {
       let blackShare = Double(stats.totals.shadowClipped) / n
       let lift =
-        noHighlightShare * noHighlights * max(0, log2(whiteTarget / max(p995Y, 1e-4)))
+        noHighlightShare * noHighlights * max(0, whiteEV)
         * (1 - smoothstep(lowKeyBlackShare.lowerBound, lowKeyBlackShare.upperBound, blackShare))
         * smoothstep(
           minimumContentRange.lowerBound, minimumContentRange.upperBound,

@@ -81,9 +81,10 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// ``SubjectAnalysis/region``); with faces `0.6·log2(0.30 / face mean) + 0.4·` that. When the
   /// frame's own `log2(0.11 / key)` asks for more and its white point has room left, that is
   /// taken instead (a bright sky or lamp read as the subject does not hide an underexposure).
-  /// Brightening stops where the brightest half-percent reaches 0.92 linear (a night picture without EXIF,
-  /// or EXIF of a bright scene: where the brightest 1 % would pass white by more than 0.3 EV),
-  /// is scaled by `1 − 0.8·intent` (at most +0.7) for photos dark on purpose, fades out when
+  /// Brightening stops where the brightest half-percent reaches 0.92 linear (a night picture
+  /// without EXIF, or EXIF of a bright scene: where the brightest 1 % would pass white by more
+  /// than 0.3 EV), is scaled by `1 − 0.8·intent` (at most +0.7) for photos dark on purpose,
+  /// fades out when
   /// 10–30 % of the photo is pure black (low key: the black is the scene's), and needs an L*
   /// spread of 8–20 between the 1st and 99th percentile unless EXIF shows a bright scene (a
   /// black frame is left alone).
