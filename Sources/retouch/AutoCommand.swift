@@ -12,22 +12,27 @@ enum AutoCommand: Subcommand {
   static let spec = CommandSpec(
     name: "auto",
     abstract: "Apply the one edit a photo needs (or leave a good photo alone).",
-    usage: "IN [-o OUT] [--always-write] [--quality Q] [--format FMT] [--disable LOOK...] [--save-config FILE]",
+    usage:
+      "IN [-o OUT] [--always-write] [--quality Q] [--format FMT] [--disable LOOK...] [--save-config FILE]",
     options: [
       .init(name: "output", value: "OUT", help: "Where to write the edited photo.", short: "o"),
       .init(
         name: "always-write", value: nil,
         help: "Write OUT even when the photo is already good (then unedited)."),
       .init(name: "quality", value: "Q", help: "JPEG/HEIC quality 1…100 (default 90)."),
-      .init(name: "format", value: "FMT", help: "jpeg, png or heic (default: from OUT's extension, else jpeg)."),
       .init(
-        name: "disable", value: "LOOK", help: "A recipe never to use (repeatable, or comma-separated).",
+        name: "format", value: "FMT",
+        help: "jpeg, png or heic (default: from OUT's extension, else jpeg)."),
+      .init(
+        name: "disable", value: "LOOK",
+        help: "A recipe never to use (repeatable, or comma-separated).",
         repeatable: true),
       .init(name: "save-config", value: "FILE", help: "Also write the chosen edit as JSON."),
     ],
     positionals: 1...1,
     discussion: """
-      Measures the photo, picks the best-ranked suggestion and renders it at full resolution.
+      Measures the photo (grain included, at full resolution, as 'retouch suggest' does), picks
+      the best-ranked suggestion when it fixes something and renders it at full resolution.
       When nothing would improve the photo it says "already good, left as it is" and writes
       nothing (with --always-write: writes the photo unedited). Without -o it only prints the
       chosen edit as JSON. Never crops or rotates. The original is never modified.
@@ -51,14 +56,15 @@ enum AutoCommand: Subcommand {
     }
 
     let (image, metadata) = try ApplyCommand.load(input)
-    let config = SuggestionEngine().topSuggestion(
+    let config = SuggestionEngine().autoEdit(
       for: image, metadata: metadata, disabledLooks: disabled)
     if let path = arguments.value("save-config") {
       do {
         try (config ?? .neutral).jsonData(pretty: true).write(
           to: URL(fileURLWithPath: path), options: .atomic)
       } catch {
-        throw CLIError(code: .cantCreate, message: "\(path): unwritable output: \(error.localizedDescription)")
+        throw CLIError(
+          code: .cantCreate, message: "\(path): unwritable output: \(error.localizedDescription)")
       }
     }
     guard let output else {
@@ -75,7 +81,8 @@ enum AutoCommand: Subcommand {
     }
     let edited = config.map { (consume image).rendered(with: $0) } ?? image
     do {
-      try ImageEncoder(options: encodeOptions).write(edited, as: format, metadata: metadata, to: output)
+      try ImageEncoder(options: encodeOptions).write(
+        edited, as: format, metadata: metadata, to: output)
     } catch {
       throw CLIError(error)
     }

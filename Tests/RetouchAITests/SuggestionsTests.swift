@@ -171,6 +171,26 @@ struct SuggestionsTests {
     }
   }
 
+  /// Grain shows at 100 %, not on the 160 px copy the other recipes are measured on (an 8 MP
+  /// photo's grain averages away there, and Clean Up was never offered). Measured on a
+  /// full-resolution crop, it is offered to the grainy copy and `autoEdit` applies it;
+  /// `topSuggestion`, which does not measure grain, does not, and the clean original gets
+  /// neither.
+  @Test func grainyPhotoIsCleanedUp() async throws {
+    let original = try AnalysisFixtures.decode("d08", longEdge: 2048).image
+    let grainy = AnalysisFixtures.noisy(original, sigma: 10, seed: 7)
+    let list = await engine.suggestions(for: grainy, options: .init(thumbnailMaxDimension: 0))
+    let cleanUp = try #require(
+      list.first { $0.lookID == "clean-up" }, "offered: \(list.map(\.lookID))")
+    #expect(cleanUp.config.value(of: .noiseReduction) >= 0.4)
+    let auto = try #require(engine.autoEdit(for: grainy), "auto left the grainy copy alone")
+    #expect(auto.value(of: .noiseReduction) >= 0.4, "\(auto)")
+    #expect((engine.topSuggestion(for: grainy)?.value(of: .noiseReduction) ?? 0) == 0)
+    let clean = await engine.suggestions(for: original, options: .init(thumbnailMaxDimension: 0))
+    #expect(!clean.contains { $0.lookID == "clean-up" }, "\(clean.map(\.lookID))")
+    #expect(engine.autoEdit(for: original) == nil)
+  }
+
   /// Skin on the face photos keeps its hue (within 3°) under every suggestion but the themes,
   /// measured on the face region rendered with RetouchRender. (g46 replaces g47: the face
   /// detector, which runs on a 448 px copy, finds no face in g47, so the test could not run.)
@@ -186,9 +206,10 @@ struct SuggestionsTests {
     let before = try #require(SkinSample.meanSkinLab(crop))
     for s in list where !s.isTheme {
       let scale = Double(crop.size.longEdge) / Double(image.size.longEdge)
-      let after = try #require(SkinSample.meanSkinLab(
-        crop.applyingEditConfig(s.config, renderScale: scale, includesVignette: false),
-        mask: crop))
+      let after = try #require(
+        SkinSample.meanSkinLab(
+          crop.applyingEditConfig(s.config, renderScale: scale, includesVignette: false),
+          mask: crop))
       let shift = LabColor.hueDifference(LabColor.hue(before), LabColor.hue(after))
       #expect(abs(shift) <= 3, "\(id) \(s.lookID): skin hue moved \(shift)°")
     }
@@ -203,7 +224,9 @@ enum SkinSample {
     let h = max(1, min(image.height - y0, Int(r.height * Double(image.height))))
     var out = Image(width: w, height: h, format: .rgb8)
     for y in 0..<h {
-      for x in 0..<w { out.setPixel(x: x, y: y, Array(image.pixel(x: x0 + x, y: y0 + y).prefix(3))) }
+      for x in 0..<w {
+        out.setPixel(x: x, y: y, Array(image.pixel(x: x0 + x, y: y0 + y).prefix(3)))
+      }
     }
     return out
   }

@@ -14,8 +14,15 @@ import RetouchRender
 /// ``duplicateDistance``) moves behind the others. Ties keep ``Recipe/all``'s order, so the
 /// result is deterministic.
 ///
+/// A recipe made only of detail settings (sharpening, noise reduction, clarity: Crisp, Clean Up)
+/// works at the scale of pixels, and a 160 px copy of a 12 MP photo cannot show it: rendered at
+/// that copy's scale, as a preview would be, it changes nothing there. Its change is measured
+/// instead on a crop of the full-resolution photo around the subject (``detailCropSide``
+/// pixels square, rendered at full scale), what a user checking the edit at 100 % sees. Before
+/// this, neither recipe was ever offered on a photo of a few megapixels.
+///
 /// Cost: one render of the small measuring copy (about 160 px long edge) per applicable recipe,
-/// 0.3–1 ms each.
+/// 0.3–1 ms each, and one render of the crop per detail recipe.
 struct SuggestionRanker {
   /// Below this mean ΔE*ab (CIE76) a recipe barely changes the photo and is not offered.
   static let minimumChange = 1.2
@@ -25,6 +32,8 @@ struct SuggestionRanker {
   static let duplicateDistance = 2.0
   /// Long edge of the measuring copy, in pixels.
   static let measureLongEdge = 160
+  /// Side of the full-resolution crop detail recipes are measured on, in pixels.
+  static let detailCropSide = 256
 
   struct Candidate {
     let recipe: Recipe
@@ -41,13 +50,46 @@ struct SuggestionRanker {
   let original: LabPixels
   /// The measuring copy's size relative to the full photo.
   let renderScale: Double
+  /// A full-resolution crop of the subject and its Lab pixels, for detail recipes; nil when the
+  /// caller has no full-resolution photo (they are then measured on the small copy).
+  let detail: (crop: Image, original: LabPixels)?
 
-  init(analysis: PhotoAnalysis, measureCopy: Image) {
+  init(analysis: PhotoAnalysis, measureCopy: Image, detailCrop: Image? = nil) {
     self.analysis = analysis
     self.measureCopy = measureCopy
     original = LabPixels(measureCopy)
     let full = max(analysis.pixelSize.longEdge, 1)
     renderScale = min(1, Double(measureCopy.size.longEdge) / Double(full))
+    detail = detailCrop.map { ($0, LabPixels($0)) }
+  }
+
+  /// Whether every setting of `config` is a detail setting (sharpening, noise reduction,
+  /// clarity), whose change shows at full resolution only.
+  static func isDetailOnly(_ config: EditConfig) -> Bool {
+    !config.properties.isEmpty && config.properties.keys.allSatisfy { $0.group == .detail }
+  }
+
+  /// The ``detailCropSide`` square of `image` (at most the image) centred on `region` (clamped
+  /// inside the image), copied at full resolution.
+  static func detailCrop(of image: Image, around region: NormalizedRect) -> Image {
+    let w = min(detailCropSide, image.width), h = min(detailCropSide, image.height)
+    let cx = (region.x + region.width / 2) * Double(image.width)
+    let cy = (region.y + region.height / 2) * Double(image.height)
+    let x0 = min(max(0, Int((cx - Double(w) / 2).rounded())), image.width - w)
+    let y0 = min(max(0, Int((cy - Double(h) / 2).rounded())), image.height - h)
+    var crop = Image(
+      uninitializedWidth: w, height: h, format: image.format, colorSpace: image.colorSpace)
+    let bpp = image.format.bytesPerPixel
+    let sourceRow = image.bytesPerRow, rowBytes = w * bpp
+    image.withUnsafeBytes { src in
+      crop.withUnsafeMutableBytes { dst in
+        for y in 0..<h {
+          (dst.baseAddress! + y * rowBytes).copyMemory(
+            from: src.baseAddress! + (y0 + y) * sourceRow + x0 * bpp, byteCount: rowBytes)
+        }
+      }
+    }
+    return crop
   }
 
   /// Whether a proposal answers a need the photo has (a correction, or a style fixing a
@@ -87,9 +129,20 @@ struct SuggestionRanker {
     return plan.render(measureCopy)
   }
 
-  /// `c` with its visible change measured.
+  /// `c` with its visible change measured: on the detail crop for a detail-only recipe (no Lab
+  /// kept then: its small render is the unedited copy's, so it would pass for a duplicate of
+  /// every recipe near the photo), else on the small copy.
   func measured(_ c: Candidate) -> Candidate {
     var c = c
+    if Self.isDetailOnly(c.proposal.config), let detail {
+      var options = RenderOptions()
+      options.threads = 1
+      let plan = RenderPlan(
+        c.proposal.config, sourceSize: detail.crop.size, renderScale: 1, includesGeometry: false,
+        options: options)
+      c.change = LabPixels(plan.render(detail.crop)).meanDifference(to: detail.original)
+      return c
+    }
     let lab = LabPixels(render(c.proposal.config))
     c.change = lab.meanDifference(to: original)
     c.lab = lab
@@ -101,12 +154,16 @@ struct SuggestionRanker {
   /// when there is a fix to measure, so a photo left alone costs no resize, Lab conversion or
   /// render (about 1 ms of CPU of the 512-px `topSuggestion`).
   static func top(
-    analysis: PhotoAnalysis, disabled: Set<String>, measureCopy: () -> Image
+    analysis: PhotoAnalysis, disabled: Set<String>, measureCopy: () -> Image,
+    detailCrop: () -> Image? = { nil }
   ) -> Candidate? {
     let ranked = proposals(
       for: analysis, from: Recipe.all.filter { $0.kind != .theme }, disabled: disabled)
     guard let first = ranked.first, isFix(first.proposal) else { return nil }
-    let m = SuggestionRanker(analysis: analysis, measureCopy: measureCopy()).measured(first)
+    let ranker = SuggestionRanker(
+      analysis: analysis, measureCopy: measureCopy(),
+      detailCrop: isDetailOnly(first.proposal.config) ? detailCrop() : nil)
+    let m = ranker.measured(first)
     return m.change >= minimumTopChange ? m : nil
   }
 

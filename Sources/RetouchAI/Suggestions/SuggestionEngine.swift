@@ -78,20 +78,43 @@ public struct SuggestionEngine: Sendable {
 
   /// The one best edit, or nil when the photo is good as it is: the best-ranked recipe is not a
   /// fix for something measured, or it would barely change the photo (mean ΔE*ab under 2 on a
-  /// small copy).
+  /// small copy; on a full-resolution crop of the subject for a detail recipe such as Crisp).
   ///
-  /// Never crops or rotates, and does not measure grain (so it never returns Clean Up). Cost: the
-  /// analysis of a ~512 px copy plus one small render (a few milliseconds after ``prewarm()``,
-  /// plus face detection), and the copy itself for a large photo.
+  /// Never crops or rotates, and does not measure grain (so it never returns Clean Up; see
+  /// ``autoEdit(for:metadata:disabledLooks:)``). Cost: the analysis of a ~512 px copy plus one
+  /// small render (a few milliseconds after ``prewarm()``, plus face detection), and the copy
+  /// itself for a large photo.
   /// - Parameter image: the upright photo at any size.
   public func topSuggestion(
     for image: Image, metadata: PhotoMetadata? = nil, disabledLooks: Set<String> = []
   ) -> EditConfig? {
+    top(for: image, metadata: metadata, disabledLooks: disabledLooks, measureNoise: false)
+  }
+
+  /// ``topSuggestion(for:metadata:disabledLooks:)`` with the grain measured at full resolution,
+  /// as ``suggestions(for:metadata:options:)`` measures it: the edit `retouch auto` applies.
+  /// A photo whose suggestions lead with Clean Up gets it here, where `topSuggestion` (which
+  /// skips the full-resolution pass to stay within a few milliseconds) would leave it alone.
+  ///
+  /// Cost: ``topSuggestion(for:metadata:disabledLooks:)`` plus the grain measurement (a pass
+  /// over flat regions of the full photo).
+  public func autoEdit(
+    for image: Image, metadata: PhotoMetadata? = nil, disabledLooks: Set<String> = []
+  ) -> EditConfig? {
+    top(for: image, metadata: metadata, disabledLooks: disabledLooks, measureNoise: true)
+  }
+
+  private func top(
+    for image: Image, metadata: PhotoMetadata?, disabledLooks: Set<String>, measureNoise: Bool
+  ) -> EditConfig? {
+    let analyzer = PhotoAnalyzer()
     let small = PhotoAnalyzer.analysisCopy(of: image)
-    let analysis = PhotoAnalyzer().analyzeSmall(small, fullSize: image.size, metadata: metadata)
-    return SuggestionRanker.top(analysis: analysis, disabled: disabledLooks) {
-      Self.measureCopy(of: small)
-    }?.proposal.config
+    var analysis = analyzer.analyzeSmall(small, fullSize: image.size, metadata: metadata)
+    if measureNoise { analysis.noise = analyzer.measureNoise(of: image, analysis: analysis) }
+    return SuggestionRanker.top(
+      analysis: analysis, disabled: disabledLooks, measureCopy: { Self.measureCopy(of: small) },
+      detailCrop: { SuggestionRanker.detailCrop(of: image, around: analysis.subject.region) }
+    )?.proposal.config
   }
 
   /// Up to `options.maxSuggestions` suggestions, best first, then the themes when asked for.
@@ -151,7 +174,9 @@ public struct SuggestionEngine: Sendable {
     var analysis = analyzer.analyzeSmall(small, fullSize: image.size, metadata: metadata)
     if measureNoise { analysis.noise = analyzer.measureNoise(of: image, analysis: analysis) }
     if isCancelled() { return SuggestionResult([]) }
-    let ranker = SuggestionRanker(analysis: analysis, measureCopy: Self.measureCopy(of: small))
+    let ranker = SuggestionRanker(
+      analysis: analysis, measureCopy: Self.measureCopy(of: small),
+      detailCrop: SuggestionRanker.detailCrop(of: image, around: analysis.subject.region))
     let disabled = options.disabledLooks
     guard
       let ranked = ranker.ranked(
