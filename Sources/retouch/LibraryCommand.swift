@@ -42,7 +42,7 @@ enum LibraryCommand: Subcommand {
         list                    the photos, newest first (filters above)
         show ID                 one photo and its edit history
         edit ID [edit options]  apply an edit on top of the current one (see 'retouch apply')
-        auto --all | ID...      the top suggestion for each photo, committed as one batch
+        auto --all | ID...      what 'retouch auto' gives each photo, committed as one batch
         revert ID...            back to the originals (history kept)
         delete ID... | --expired  move to Recently Deleted, or purge expired ones
         restore ID...           bring back from Recently Deleted
@@ -283,15 +283,15 @@ enum LibraryCommand: Subcommand {
       // an edit gets the suggestion on top of its render.
       let photo = input.renderedPhoto.flatMap { if case .file(let url) = $0 { url } else { nil } } ?? input.originalURL
       guard let photo else { throw CLIError(code: .software, message: "photo \(id): the original is not a file.") }
-      var options = DecodeOptions()
-      options.minimumLongEdge = 512
-      let small: DecodedImage
+      // Full resolution, so the grain is measured and each photo gets what `retouch auto`
+      // would give it (a 512 px shrink-on-load copy hid the grain: Clean Up was never applied).
+      let decoded: DecodedImage
       do {
-        small = try ImageDecoder(options: options).decode(photo)
+        decoded = try ImageDecoder().decode(photo)
       } catch {
         throw CLIError(error)
       }
-      guard let config = engine.topSuggestion(for: small.image, metadata: small.metadata) else {
+      guard let config = engine.autoEdit(for: decoded.image, metadata: decoded.metadata) else {
         unchanged.append(id)
         continue
       }
