@@ -191,6 +191,31 @@ struct SuggestionsTests {
     #expect(engine.autoEdit(for: original) == nil)
   }
 
+  /// A recipe that fixes the colour and also reduces noise (Enhance on a grainy photo) is judged
+  /// by the larger of its change on the small copy and its noise reduction's change at full
+  /// resolution: on the small copy its grain and its noise reduction both vanish, and a slight
+  /// tint fix alone would leave it under the bar `autoEdit` applies.
+  @Test func noiseReductionInAMixedRecipeCountsAtFullSize() throws {
+    let original = try AnalysisFixtures.decode("d08", longEdge: 2048).image
+    let grainy = AnalysisFixtures.noisy(original, sigma: 10, seed: 7)
+    let small = PhotoAnalyzer.analysisCopy(of: grainy)
+    let analysis = PhotoAnalyzer().analyzeSmall(small, fullSize: grainy.size, metadata: nil)
+    let ranker = SuggestionRanker(
+      analysis: analysis, measureCopy: SuggestionEngine.measureCopy(of: small),
+      detailCrop: SuggestionRanker.detailCrop(of: grainy, around: analysis.subject.region))
+    func change(_ p: [EditSettingType: Double]) -> Double {
+      ranker.measured(
+        SuggestionRanker.Candidate(
+          recipe: .enhance, proposal: RecipeProposal(config: EditConfig(properties: p), need: 0.5),
+          score: 1)
+      ).change
+    }
+    let tint = change([.tint: 0.03])
+    let mixed = change([.tint: 0.03, .noiseReduction: 0.9])
+    #expect(tint < SuggestionRanker.minimumTopChange, "tint alone \(tint)")
+    #expect(mixed >= SuggestionRanker.minimumTopChange, "tint with noise reduction \(mixed)")
+  }
+
   /// Skin on the face photos keeps its hue (within 3°) under every suggestion but the themes,
   /// measured on the face region rendered with RetouchRender. (g46 replaces g47: the face
   /// detector, which runs on a 448 px copy, finds no face in g47, so the test could not run.)

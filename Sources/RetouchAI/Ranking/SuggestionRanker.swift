@@ -131,22 +131,42 @@ struct SuggestionRanker {
 
   /// `c` with its visible change measured: on the detail crop for a detail-only recipe (no Lab
   /// kept then: its small render is the unedited copy's, so it would pass for a duplicate of
-  /// every recipe near the photo), else on the small copy.
+  /// every recipe near the photo), else on the small copy, or, when the recipe also sharpens or
+  /// reduces noise (Enhance or Brighten on a grainy photo), the larger of that and the change
+  /// its sharpening and noise reduction alone make to the detail crop.
   func measured(_ c: Candidate) -> Candidate {
     var c = c
-    if Self.isDetailOnly(c.proposal.config), let detail {
-      var options = RenderOptions()
-      options.threads = 1
-      let plan = RenderPlan(
-        c.proposal.config, sourceSize: detail.crop.size, renderScale: 1, includesGeometry: false,
-        options: options)
-      c.change = LabPixels(plan.render(detail.crop)).meanDifference(to: detail.original)
+    let config = c.proposal.config
+    if Self.isDetailOnly(config), let detail {
+      c.change = Self.change(of: config, on: detail)
       return c
     }
-    let lab = LabPixels(render(c.proposal.config))
+    let lab = LabPixels(render(config))
     c.change = lab.meanDifference(to: original)
     c.lab = lab
+    if let detail, let part = Self.pixelScalePart(of: config) {
+      c.change = max(c.change, Self.change(of: part, on: detail))
+    }
     return c
+  }
+
+  /// The sharpening and noise reduction of `config` (the settings that work at the scale of
+  /// single pixels), or nil when it has neither.
+  static func pixelScalePart(of config: EditConfig) -> EditConfig? {
+    let part = config.properties.filter { $0.key == .sharpness || $0.key == .noiseReduction }
+    return part.values.contains { $0 != 0 } ? EditConfig(properties: part) : nil
+  }
+
+  /// Mean ΔE*ab of `config` rendered at full scale on the detail crop.
+  static func change(of config: EditConfig, on detail: (crop: Image, original: LabPixels))
+    -> Double
+  {
+    var options = RenderOptions()
+    options.threads = 1
+    let plan = RenderPlan(
+      config, sourceSize: detail.crop.size, renderScale: 1, includesGeometry: false,
+      options: options)
+    return LabPixels(plan.render(detail.crop)).meanDifference(to: detail.original)
   }
 
   /// The best-ranked candidate when it is a fix that visibly changes the photo; nil when it is
@@ -162,7 +182,8 @@ struct SuggestionRanker {
     guard let first = ranked.first, isFix(first.proposal) else { return nil }
     let ranker = SuggestionRanker(
       analysis: analysis, measureCopy: measureCopy(),
-      detailCrop: isDetailOnly(first.proposal.config) ? detailCrop() : nil)
+      detailCrop: pixelScalePart(of: first.proposal.config) != nil
+        || isDetailOnly(first.proposal.config) ? detailCrop() : nil)
     let m = ranker.measured(first)
     return m.change >= minimumTopChange ? m : nil
   }
