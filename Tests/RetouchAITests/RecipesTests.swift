@@ -186,7 +186,9 @@ struct RecipeRuleTests {
     var image = Image(width: 32, height: 32, format: .rgb8)
     image.fillRect(
       x: 0, y: 0, width: 32, height: 32,
-      color: [Int((rgb.x * 255).rounded()), Int((rgb.y * 255).rounded()), Int((rgb.z * 255).rounded())])
+      color: [
+        Int((rgb.x * 255).rounded()), Int((rgb.y * 255).rounded()), Int((rgb.z * 255).rounded()),
+      ])
     let out = image.applyingEditConfig(config)
     let p = out.pixel(x: 16, y: 16)
     let l = LabColor.lab(r: Double(p[0]) / 255, g: Double(p[1]) / 255, b: Double(p[2]) / 255)
@@ -243,7 +245,8 @@ struct RecipeRuleTests {
   @Test func everyRecipeHasTitlesAndAUniqueID() {
     #expect(Set(Recipe.all.map(\.id)).count == Recipe.all.count)
     for r in Recipe.all {
-      #expect(!r.title.english.isEmpty && !r.title.simplifiedChinese.isEmpty && !r.symbolName.isEmpty)
+      #expect(
+        !r.title.english.isEmpty && !r.title.simplifiedChinese.isEmpty && !r.symbolName.isEmpty)
     }
     #expect(Recipe.themes.allSatisfy { $0.kind == .theme })
   }
@@ -257,5 +260,35 @@ struct RecipeRuleTests {
       guard let c = r.config(for: a) else { continue }
       #expect(throws: Never.self) { try c.validate() }
     }
+  }
+}
+
+@Suite("Ranking: how visible a recipe is")
+struct RecipeVisibilityTests {
+  /// A cast correction is judged on the subject too: in a dark frame the whole-frame mean
+  /// dilutes a change that moves the lit subject's colour by several ΔE (a night shop front's
+  /// face moved 12° of hue, and Fix Tint was judged to barely change the photo). The same edit
+  /// judged as anything but a cast keeps the whole-frame mean.
+  @Test func castIsJudgedOnTheSubjectOfADarkFrame() {
+    var image = Image(width: 160, height: 120, format: .rgb8)
+    image.fillRect(x: 0, y: 0, width: 160, height: 120, color: [12, 12, 14])
+    image.fillRect(x: 64, y: 44, width: 32, height: 32, color: [200, 160, 140])
+    var a = balancedAnalysis()
+    a.pixelSize = PixelSize(width: 160, height: 120)
+    a.subject.region = NormalizedRect(x: 0.4, y: 44.0 / 120, width: 0.2, height: 32.0 / 120)
+    let ranker = SuggestionRanker(analysis: a, measureCopy: image)
+    let config = EditConfig(properties: [.tint: 0.3])
+    func change(correctsCast: Bool) -> Double {
+      ranker.measured(
+        SuggestionRanker.Candidate(
+          recipe: .fixTint,
+          proposal: RecipeProposal(config: config, need: 0.5, correctsCast: correctsCast),
+          score: 1)
+      ).change
+    }
+    let frame = change(correctsCast: false)
+    let cast = change(correctsCast: true)
+    #expect(frame < SuggestionRanker.minimumTopChange, "whole frame \(frame)")
+    #expect(cast >= SuggestionRanker.minimumTopChange, "with the subject \(cast)")
   }
 }

@@ -2,6 +2,7 @@
 
 import Foundation
 import RetouchCore
+import RetouchRender
 
 /// CIELAB (D65) for display-encoded sRGB colours, and the small-image statistics the ranking
 /// measures with it: how visibly an edit changes a photo.
@@ -47,7 +48,9 @@ enum LabColor {
   }
 
   /// Chroma C*ab.
-  static func chroma(_ lab: SIMD3<Double>) -> Double { (lab.y * lab.y + lab.z * lab.z).squareRoot() }
+  static func chroma(_ lab: SIMD3<Double>) -> Double {
+    (lab.y * lab.y + lab.z * lab.z).squareRoot()
+  }
 
   /// The signed smallest difference `b − a` of two hue angles, in degrees (−180...180).
   static func hueDifference(_ a: Double, _ b: Double) -> Double {
@@ -107,6 +110,30 @@ struct LabPixels: Sendable {
       sum += Double((d * d).sum().squareRoot())
     }
     return sum / Double(values.count)
+  }
+
+  /// Mean CIE76 ΔE*ab between two images of the same size (`width` pixels wide) over the
+  /// pixels whose centres lie in `rect` (normalised to the image); the whole image's mean when
+  /// no centre does.
+  func meanDifference(to other: LabPixels, width: Int, in rect: NormalizedRect) -> Double {
+    precondition(values.count == other.values.count, "images must have the same size")
+    guard width > 0, !values.isEmpty else { return 0 }
+    let height = values.count / width
+    func span(_ start: Double, _ length: Double, _ n: Int) -> Range<Int> {
+      let lo = max(0, Int((start * Double(n) - 0.5).rounded(.up)))
+      let hi = min(n, Int(((start + length) * Double(n) - 0.5).rounded(.down)) + 1)
+      return lo..<max(lo, hi)
+    }
+    let xs = span(rect.x, rect.width, width), ys = span(rect.y, rect.height, height)
+    guard !xs.isEmpty, !ys.isEmpty else { return meanDifference(to: other) }
+    var sum = 0.0
+    for y in ys {
+      for x in xs {
+        let d = values[y * width + x] - other.values[y * width + x]
+        sum += Double((d * d).sum().squareRoot())
+      }
+    }
+    return sum / Double(xs.count * ys.count)
   }
 
   static let decode8: [Float] = SRGBTables.decode8

@@ -134,6 +134,13 @@ struct SuggestionRanker {
   /// every recipe near the photo), else on the small copy, or, when the recipe also sharpens or
   /// reduces noise (Enhance or Brighten on a grainy photo), the larger of that and the change
   /// its sharpening and noise reduction alone make to the detail crop.
+  ///
+  /// A cast correction counts the larger of its change over the whole copy and over the
+  /// subject: ΔE*ab shrinks with lightness, so in a dark frame (a night shop front) the mean
+  /// dilutes a cast that moves a lit face's hue by 12°, and the correction was judged to barely
+  /// change the photo. Only for casts: the subject of a dark frame is often its light (the
+  /// moon in a black sky), and judging an exposure change there would let through a brighten
+  /// that blows it.
   func measured(_ c: Candidate) -> Candidate {
     var c = c
     let config = c.proposal.config
@@ -143,6 +150,11 @@ struct SuggestionRanker {
     }
     let lab = LabPixels(render(config))
     c.change = lab.meanDifference(to: original)
+    if c.proposal.correctsCast {
+      c.change = max(
+        c.change,
+        lab.meanDifference(to: original, width: measureCopy.width, in: analysis.subject.region))
+    }
     c.lab = lab
     if let detail, let part = Self.pixelScalePart(of: config) {
       c.change = max(c.change, Self.change(of: part, on: detail))
