@@ -226,6 +226,18 @@ struct ExposureAnalysisTests {
     #expect(e.sceneEV100 ?? 0 > 11)
   }
 
+  /// g70 (full moon in a black sky, ISO 80, 1/150 s, f/4.9) has bright-scene EXIF like g89,
+  /// but its brightest percent is lit (the moon, L* 53) and three quarters of it are pure
+  /// black: a lit subject in the dark, exposed for its light, not brightened (it got +2.5 EV,
+  /// which blew the moon out).
+  @Test func moonInABlackSkyIsNotBrightened() throws {
+    let decoded = try AnalysisFixtures.decode("g70", longEdge: 1536)
+    let e = analyzer.analyze(decoded.image, metadata: decoded.metadata, measureNoise: false)
+      .exposure
+    #expect(e.sceneEV100 ?? 0 >= 10)
+    #expect(e.suggestedEV < 0.3, "moon: \(e.suggestedEV)")
+  }
+
   /// g66 (casino at night, 1/8 s at f/4.9): with its EXIF it is dark on purpose and barely
   /// brightened; the same pixels without metadata are brightened more.
   @Test func nightPhotoWithAndWithoutEXIF() throws {

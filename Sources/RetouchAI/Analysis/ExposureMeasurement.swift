@@ -41,6 +41,13 @@ enum ExposureMeasurement {
   /// −2 EV underexposure of a normal photo blackens well under 1 %, a night or low-key photo
   /// often a quarter or more.
   static let lowKeyBlackShare = 0.1...0.3
+  /// The same share over which brightening fades out when EXIF reads a bright scene: wider,
+  /// since the EXIF is evidence of underexposure, but a frame more than half black is a lit
+  /// subject in the dark, not a daylight scene exposed too short.
+  static let brightSceneBlackShare = 0.4...0.7
+  /// L* of the brightest percent over which a mostly black frame with bright-scene EXIF reads
+  /// as a lit subject in the dark rather than an underexposed scene.
+  static let litSubjectLightness = 30.0...45.0
   /// Share of the frame lying within ``floorWidth`` of its darkest percent over which a raised
   /// black level stops brightening. Measured with the shared set's photos at 512 px: ordinary
   /// photos keep 2–13 % there, lifted or not, and underexposed ones up to 24 % (a dark sunset
@@ -213,6 +220,21 @@ enum ExposureMeasurement {
         ev *=
           1 - smoothstep(3, 6, percentiles[0])
           * smoothstep(liftedFloorShare.lowerBound, liftedFloorShare.upperBound, floor)
+      }
+      // EXIF of a bright scene proves underexposure only of a frame that is the bright scene:
+      // a lit subject in a black field (the moon, a lit stage) is exposed for its light, and
+      // the EXIF reads bright while most of the frame is pure black and its brightest percent
+      // is well lit. The moon at ISO 80, 1/150 s, f/4.9 (three quarters of the frame black,
+      // the brightest percent at L* 53) was brightened by 2.5 EV, blowing it. A room 4 EV
+      // under is as black but has no lit part (its brightest percent under L* 3) and keeps
+      // its brightening.
+      if brightScene {
+        let black = Double(stats.totals.shadowClipped) / n
+        ev *=
+          1
+          - smoothstep(brightSceneBlackShare.lowerBound, brightSceneBlackShare.upperBound, black)
+          * smoothstep(
+            litSubjectLightness.lowerBound, litSubjectLightness.upperBound, percentiles[6])
       }
       // A black frame or a flat veil has no picture to expose: brightening shows only noise
       // and banding (unless EXIF of a bright scene proves it underexposed).
