@@ -227,9 +227,9 @@ struct ExposureAnalysisTests {
   }
 
   /// g70 (full moon in a black sky, ISO 80, 1/150 s, f/4.9) has bright-scene EXIF like g89,
-  /// but its brightest percent is lit (the moon, L* 53) and three quarters of it are pure
-  /// black: a lit subject in the dark, exposed for its light, not brightened (it got +2.5 EV,
-  /// which blew the moon out).
+  /// but its brightest percent is lit (the moon, L* 53) and 95 % of it is pure black: a lit
+  /// subject in the dark, exposed for its light, not brightened (it got +2.5 EV, which blew the
+  /// moon out).
   @Test func moonInABlackSkyIsNotBrightened() throws {
     let decoded = try AnalysisFixtures.decode("g70", longEdge: 1536)
     let e = analyzer.analyze(decoded.image, metadata: decoded.metadata, measureNoise: false)

@@ -41,10 +41,11 @@ enum ExposureMeasurement {
   /// −2 EV underexposure of a normal photo blackens well under 1 %, a night or low-key photo
   /// often a quarter or more.
   static let lowKeyBlackShare = 0.1...0.3
-  /// The same share over which brightening fades out when EXIF reads a bright scene: wider,
-  /// since the EXIF is evidence of underexposure, but a frame more than half black is a lit
-  /// subject in the dark, not a daylight scene exposed too short.
-  static let brightSceneBlackShare = 0.4...0.7
+  /// The same share over which brightening fades out when EXIF reads a bright scene: higher,
+  /// since the EXIF is evidence of underexposure, but a frame nearly all black is a lit
+  /// subject in the dark (the moon: 95 %), not a daylight scene exposed too short. A frame half
+  /// black (night-scene pixels given daylight EXIF in a test: 50 %) keeps its brightening.
+  static let brightSceneBlackShare = 0.6...0.9
   /// L* of the brightest percent over which a mostly black frame with bright-scene EXIF reads
   /// as a lit subject in the dark rather than an underexposed scene.
   static let litSubjectLightness = 30.0...45.0
@@ -223,9 +224,9 @@ enum ExposureMeasurement {
       }
       // EXIF of a bright scene proves underexposure only of a frame that is the bright scene:
       // a lit subject in a black field (the moon, a lit stage) is exposed for its light, and
-      // the EXIF reads bright while most of the frame is pure black and its brightest percent
-      // is well lit. The moon at ISO 80, 1/150 s, f/4.9 (three quarters of the frame black,
-      // the brightest percent at L* 53) was brightened by 2.5 EV, blowing it. A room 4 EV
+      // the EXIF reads bright while nearly all of the frame is pure black and its brightest
+      // percent is well lit. The moon at ISO 80, 1/150 s, f/4.9 (95 % of the frame black, the
+      // brightest percent at L* 53) was brightened by 2.5 EV, blowing it. A room 4 EV
       // under is as black but has no lit part (its brightest percent under L* 3) and keeps
       // its brightening.
       if brightScene {

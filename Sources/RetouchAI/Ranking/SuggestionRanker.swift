@@ -138,9 +138,9 @@ struct SuggestionRanker {
   /// A cast correction counts the larger of its change over the whole copy and over the
   /// subject: ΔE*ab shrinks with lightness, so in a dark frame (a night shop front) the mean
   /// dilutes a cast that moves a lit face's hue by 12°, and the correction was judged to barely
-  /// change the photo. Only for casts: the subject of a dark frame is often its light (the
-  /// moon in a black sky), and judging an exposure change there would let through a brighten
-  /// that blows it.
+  /// change the photo. Only for the corrections that remove a cast: the subject of a dark frame
+  /// is often its light (the moon in a black sky), where judging an exposure change would let
+  /// through a brighten that blows it, and a style's white balance is taste, not a fix.
   func measured(_ c: Candidate) -> Candidate {
     var c = c
     let config = c.proposal.config
@@ -150,7 +150,7 @@ struct SuggestionRanker {
     }
     let lab = LabPixels(render(config))
     c.change = lab.meanDifference(to: original)
-    if c.proposal.correctsCast {
+    if c.proposal.correctsCast && c.recipe.kind == .correction {
       c.change = max(
         c.change,
         lab.meanDifference(to: original, width: measureCopy.width, in: analysis.subject.region))
