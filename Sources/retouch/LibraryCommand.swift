@@ -295,7 +295,7 @@ enum LibraryCommand: Subcommand {
         unchanged.append(id)
         continue
       }
-      outputs.append((id, try render(config, of: photo, for: input), config))
+      outputs.append((id, try render(config, of: photo, for: input, decoded: decoded), config))
     }
     bar.update(targets.count, of: targets.count)
     bar.finish()
@@ -368,11 +368,27 @@ enum LibraryCommand: Subcommand {
 
   /// Renders `config` on `photo` into a fresh output for `input` (JPEG, metadata corrected), with
   /// Retouch's editor's adjustment data.
-  static func render(_ config: EditConfig, of photo: URL, for input: ContentEditingInput) throws(CLIError) -> ContentEditingOutput {
+  /// Renders `config` on `photo` into a new output for `input`: streamed when it is a JPEG,
+  /// else decoded and rendered whole. A caller that already decoded the photo passes it as
+  /// `decoded`, and it is rendered from that instead of being read and decoded again.
+  static func render(
+    _ config: EditConfig, of photo: URL, for input: ContentEditingInput,
+    decoded: DecodedImage? = nil
+  ) throws(CLIError) -> ContentEditingOutput {
     var output = ContentEditingOutput(input)
     let url = output.renderedContentURL
-    if try !ApplyCommand.streamJPEG(photo, to: url, config: config, options: EncodeOptions()) {
-      let (image, metadata) = try ApplyCommand.load(photo)
+    var streamed = false
+    if decoded == nil {
+      streamed = try ApplyCommand.streamJPEG(
+        photo, to: url, config: config, options: EncodeOptions())
+    }
+    if !streamed {
+      let image: Image, metadata: PhotoMetadata
+      if let decoded {
+        (image, metadata) = (decoded.image, decoded.metadata)
+      } else {
+        (image, metadata) = try ApplyCommand.load(photo)
+      }
       do {
         try ImageEncoder().write((consume image).rendered(with: config), as: .jpeg, metadata: metadata, to: url)
       } catch {

@@ -154,6 +154,8 @@ enum ExposureMeasurement {
       }
     }
     let blownShare = Double(blownCount) / n
+    // Pure-black pixels (every channel ≤ 2/255): low key, night, or a lit subject in the dark.
+    let blackShare = Double(stats.totals.shadowClipped) / n
     let p99Y = Double(percentileBin(hist, 0.99, total: stats.pixelCount)) / Double(bins - 1)
     let p995Y = Double(percentileBin(hist, 0.995, total: stats.pixelCount)) / Double(bins - 1)
 
@@ -202,7 +204,7 @@ enum ExposureMeasurement {
       // the white point alone does not prove the photo too dark. The night picture without EXIF
       // keeps its own rule above.
       if !nightPicture && !brightScene {
-        var n0 = Double(stats.totals.shadowClipped) / n
+        var n0 = blackShare
         // Sensor noise scatters a black base over the first few L* (clipped at 0, then
         // averaged by the downscale), so almost none of it stays pure black: a floor within
         // 5 L* of a darkest percent under L* 2–4 counts as black when it is grainy.
@@ -230,10 +232,10 @@ enum ExposureMeasurement {
       // under is as black but has no lit part (its brightest percent under L* 3) and keeps
       // its brightening.
       if brightScene {
-        let black = Double(stats.totals.shadowClipped) / n
         ev *=
           1
-          - smoothstep(brightSceneBlackShare.lowerBound, brightSceneBlackShare.upperBound, black)
+          - smoothstep(
+            brightSceneBlackShare.lowerBound, brightSceneBlackShare.upperBound, blackShare)
           * smoothstep(
             litSubjectLightness.lowerBound, litSubjectLightness.upperBound, percentiles[6])
       }
@@ -279,7 +281,6 @@ enum ExposureMeasurement {
     if noHighlights > 0, intent < 0.5, (sceneEV ?? 10) >= 10,
       input.capture.flashFired != true
     {
-      let blackShare = Double(stats.totals.shadowClipped) / n
       let lift =
         noHighlightShare * noHighlights * max(0, whiteEV)
         * (1 - smoothstep(lowKeyBlackShare.lowerBound, lowKeyBlackShare.upperBound, blackShare))
@@ -298,7 +299,7 @@ enum ExposureMeasurement {
     let exposure = ExposureAnalysis(
       meanLuminance: meanY, keyLuminance: max(0, key), lightnessPercentiles: percentiles,
       lightnessDeviation: deviation,
-      shadowClipping: Double(stats.totals.shadowClipped) / n,
+      shadowClipping: blackShare,
       highlightClipping: Double(stats.totals.highlightClipped) / n,
       subjectLuminance: subjectMean, sceneEV100: sceneEV, isDarkOnPurpose: darkOnPurpose,
       suggestedEV: ev, blownShare: blownShare)

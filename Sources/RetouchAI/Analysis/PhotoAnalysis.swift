@@ -84,10 +84,11 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// Brightening stops where the brightest half-percent reaches 0.92 linear (a night picture
   /// without EXIF, or EXIF of a bright scene: where the brightest 1 % would pass white by more
   /// than 0.3 EV), is scaled by `1 − 0.8·intent` (at most +0.7) for photos dark on purpose,
-  /// fades out when
-  /// 10–30 % of the photo is pure black (low key: the black is the scene's), and needs an L*
-  /// spread of 8–20 between the 1st and 99th percentile unless EXIF shows a bright scene (a
-  /// black frame is left alone).
+  /// fades out when 10–30 % of the photo is pure black (low key: the black is the scene's; with
+  /// EXIF of a bright scene, when 60–90 % is and the brightest percent is lit, L* 30–45 and up:
+  /// a lit subject such as the moon in a black field), and needs an L* spread of 8–20 between
+  /// the 1st and 99th percentile unless EXIF shows a bright scene (a black frame is left
+  /// alone).
   /// Darkening needs blown highlights (``blownShare`` of 1–8 % ramps it in), is judged on the
   /// pixels that still have detail, ignores the first 0.5 EV above the target, and goes no
   /// further than the clipping shows (the blown share beyond a normal 2 %, read against the

@@ -19,8 +19,8 @@ import RetouchRender
 /// that copy's scale, as a preview would be, it changes nothing there. Its change is measured
 /// instead on a crop of the full-resolution photo around the subject (``detailCropSide``
 /// pixels square, rendered at full scale), what a user checking the edit at 100 % sees. Judged
-/// on the small copy, neither was offered on an 8 MP photo with heavy grain or on a 10 MP
-/// photo blurred by 3 px.
+/// on the small copy, neither was offered on a 2048 px photo with heavy added grain (σ 10 code
+/// values) or on a 10 MP photo blurred by 3 px.
 ///
 /// Cost: one render of the small measuring copy (about 160 px long edge) per applicable recipe,
 /// 0.3–1 ms each, and one render of the crop per detail recipe.
@@ -121,13 +121,18 @@ struct SuggestionRanker {
 
   /// Renders the measuring copy with `config`.
   func render(_ config: EditConfig) -> Image {
+    Self.render(config, on: measureCopy, renderScale: renderScale)
+  }
+
+  /// `image` rendered with `config` on one thread, with the small table a measurement needs.
+  static func render(_ config: EditConfig, on image: Image, renderScale: Double) -> Image {
     var options = RenderOptions()
     options.lutSize = 17
     options.threads = 1
     let plan = RenderPlan(
-      config, sourceSize: measureCopy.size, renderScale: renderScale, includesGeometry: false,
+      config, sourceSize: image.size, renderScale: renderScale, includesGeometry: false,
       options: options)
-    return plan.render(measureCopy)
+    return plan.render(image)
   }
 
   /// `c` with its visible change measured: on the detail crop for a detail-only recipe (no Lab
@@ -174,12 +179,13 @@ struct SuggestionRanker {
   static func change(of config: EditConfig, on detail: (crop: Image, original: LabPixels))
     -> Double
   {
-    var options = RenderOptions()
-    options.threads = 1
-    let plan = RenderPlan(
-      config, sourceSize: detail.crop.size, renderScale: 1, includesGeometry: false,
-      options: options)
-    return LabPixels(plan.render(detail.crop)).meanDifference(to: detail.original)
+    LabPixels(render(config, on: detail.crop, renderScale: 1)).meanDifference(
+      to: detail.original)
+  }
+
+  /// Whether measuring `config` needs the detail crop (see ``measured(_:)``).
+  static func needsDetailCrop(_ config: EditConfig) -> Bool {
+    isDetailOnly(config) || pixelScalePart(of: config) != nil
   }
 
   /// The best-ranked candidate when it is a fix that visibly changes the photo; nil when it is
@@ -195,8 +201,7 @@ struct SuggestionRanker {
     guard let first = ranked.first, isFix(first.proposal) else { return nil }
     let ranker = SuggestionRanker(
       analysis: analysis, measureCopy: measureCopy(),
-      detailCrop: pixelScalePart(of: first.proposal.config) != nil
-        || isDetailOnly(first.proposal.config) ? detailCrop() : nil)
+      detailCrop: needsDetailCrop(first.proposal.config) ? detailCrop() : nil)
     let m = ranker.measured(first)
     return m.change >= minimumTopChange ? m : nil
   }
