@@ -14,6 +14,9 @@ packages=(
   libexif-dev           # EXIF parsing
   libmicrohttpd-dev     # HTTP server of the web editor (retouch serve)
   libsqlite3-dev        # the photo library's database
+  libdlib-dev           # face detection (dlib's HOG detector, built into the library)
+  libblas-dev           # linked by dlib, not pulled in by libdlib-dev
+  liblapack-dev
 )
 
 missing=()
