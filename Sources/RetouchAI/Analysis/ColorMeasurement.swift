@@ -13,9 +13,11 @@ import Foundation
 enum ColorMeasurement {
   /// - Parameter greyPixels: the grey-pixel estimate of the same copy (``GreyPixels``), kept
   ///   as ``ColorAnalysis/greyPixelTint`` and ``ColorAnalysis/greyPixelWarmth``.
+  ///   - highlightWarmth: the colour of the brightest detail (``HighlightColor``), kept as
+  ///     ``ColorAnalysis/highlightWarmth``.
   static func measure(
     _ stats: PixelStatistics, exposure: ExposureAnalysis, darkIntent: Double,
-    greyPixels: GreyPixels.Estimate? = nil
+    greyPixels: GreyPixels.Estimate? = nil, highlightWarmth: Double? = nil
   ) -> ColorAnalysis {
     let n = Double(max(1, stats.pixelCount))
     let trustedShare = Double(stats.totals.trustedCount) / n
@@ -55,11 +57,14 @@ enum ColorMeasurement {
     let colourful = min(1, meanChroma / 40)
     let oneColour = 1 - 0.6 * ExposureMeasurement.smoothstep(0.45, 0.85, dominant) * colourful
     // A warm estimate in a backlit photo with the light in frame (sunset, sun glare, lamps):
-    // bright highlights far above the median. The warmth there is the light being shown; such
-    // photos measure 0.3–0.9 when they are right, so the doubt starts at 0.3 (a cool cast on
-    // one only brings its estimate down into that range, and must not make it trusted).
+    // bright highlights far above the median, and the brightest detail coloured like warm
+    // light. The warmth there is the light being shown; such photos measure 0.3–0.9 when they
+    // are right, so the doubt starts at 0.3 (a cool cast on one only brings its estimate down
+    // into that range, and must not make it trusted). A daylight frame under a bright sky is
+    // as backlit, but its brightest detail is cloud or sky, which a warm cast tints only by
+    // the cast: its estimate keeps the trust a cast needs to be removed.
     let p = exposure.lightnessPercentiles
-    let backlit = exposure.backlit
+    let backlit = exposure.backlit * Self.lightShown(highlightWarmth, percentiles: p)
     let warmLight = ExposureMeasurement.smoothstep(0.3, 0.7, warmth)
     let lightIsScene = (1 - 0.7 * darkIntent) * (1 - 0.7 * backlit * warmLight)
     // In fog or mist (the darkest percent at L* 25–40 and up) most of what the camera saw is
@@ -77,7 +82,39 @@ enum ColorMeasurement {
       illuminant: illuminant, warmth: warmth, greenTint: greenTint,
       confidence: min(1, max(0, confidence)), meanChroma: meanChroma, hueShares: hueShares,
       greyPixelTint: greyPixels.map { min(max($0.greenTint, -3), 3) },
-      greyPixelWarmth: greyPixels.map { min(max($0.warmth, -3), 3) })
+      greyPixelWarmth: greyPixels.map { min(max($0.warmth, -3), 3) },
+      highlightWarmth: highlightWarmth.map { min(max($0, -3), 3) })
+  }
+
+  /// Where the brightest detail's warmth (``HighlightColor``) says the light itself is in the
+  /// picture: from 0.25 (log2 R/B) to 0.55, where the shared sunsets begin.
+  static let shownLightWarmth = 0.25...0.55
+  /// The median lightness (L*, measured above the black level) over which a frame reads as a
+  /// daylight scene, whose brightest detail can be trusted to be cloud, sky or a wall: sunsets
+  /// and backlit silhouettes have dark frames (medians 17–33 on the shared set), and a night
+  /// street's brightest detail is white lamps above a frame that is warm for their light
+  /// (median 3). Above the black level, because lifted (matte) blacks raise the median of a
+  /// sunset as much as daylight would (the dandelions against a low sun: 27 → 34 under the
+  /// harness's mildest lift, 24 once measured from its raised darkest percent).
+  static let daylightMedian = 25.0...40.0
+
+  /// How clearly the light is shown in the picture (0...1), for a backlit frame: 0 when its
+  /// brightest detail is pale (cloud, sky or a wall under a cast, ``HighlightColor``) in a frame
+  /// lit like daylight, 1 when that detail is coloured like warm light, when the frame is dark
+  /// (a sunset, a night street), or without a reading (the doubt is kept).
+  ///
+  /// - Parameter percentiles: ``ExposureAnalysis/lightnessPercentiles`` (the 1st and the 50th
+  ///   are used).
+  static func lightShown(_ highlightWarmth: Double?, percentiles p: [Double]) -> Double {
+    guard let w = highlightWarmth, p.count == 7 else { return 1 }
+    let pale =
+      1
+      - ExposureMeasurement.smoothstep(shownLightWarmth.lowerBound, shownLightWarmth.upperBound, w)
+    let black = min(max(p[0], 0), 90)
+    let median = (p[3] - black) / (1 - black / 100)
+    return 1
+      - pale
+      * ExposureMeasurement.smoothstep(daylightMedian.lowerBound, daylightMedian.upperBound, median)
   }
 
   /// log2 of each channel divided by green.

@@ -157,14 +157,21 @@ public struct ColorAnalysis: Sendable, Hashable, Codable {
   /// ±3); nil as ``greyPixelTint`` is. When both agree, a warm or cool reading is more likely a
   /// cast.
   public var greyPixelWarmth: Double?
+  /// The blue–amber colour of the brightest unclipped detail (``warmth``'s units, clamped to
+  /// ±3): about the cast in a daylight frame whose brightest part is cloud, sky or a white
+  /// wall, 0.5 and up where the light itself is in the picture (the glow of a sunset or a
+  /// lamp). Nil when too few pixels qualify (or in analyses written before it existed), which
+  /// the cast rules read as "may be the light".
+  public var highlightWarmth: Double?
 
   public init(
     illuminant: [Double], warmth: Double, greenTint: Double, confidence: Double,
     meanChroma: Double, hueShares: [Double], greyPixelTint: Double? = nil,
-    greyPixelWarmth: Double? = nil
+    greyPixelWarmth: Double? = nil, highlightWarmth: Double? = nil
   ) {
     self.greyPixelTint = greyPixelTint
     self.greyPixelWarmth = greyPixelWarmth
+    self.highlightWarmth = highlightWarmth
     self.illuminant = illuminant
     self.warmth = warmth
     self.greenTint = greenTint

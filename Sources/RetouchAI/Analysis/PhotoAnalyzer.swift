@@ -106,7 +106,8 @@ public struct PhotoAnalyzer: Sendable {
     let (exposure, darkIntent) = ExposureMeasurement.measure(
       .init(stats: stats, subject: subject, faces: faces, capture: capture))
     let color = ColorMeasurement.measure(
-      stats, exposure: exposure, darkIntent: darkIntent, greyPixels: greyPixels)
+      stats, exposure: exposure, darkIntent: darkIntent, greyPixels: greyPixels,
+      highlightWarmth: HighlightColor.warmth(copy, luminance: stats.luminancePlane))
     let sharpness = SharpnessMeasurement.measure(stats, subject: subject)
     var analysis = PhotoAnalysis(
       pixelSize: fullSize, exposure: exposure, color: color, faces: faces, subject: subject,

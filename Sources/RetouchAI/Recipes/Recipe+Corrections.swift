@@ -257,11 +257,15 @@ enum CastRemoval {
 
   /// How clearly the light is part of the scene (0...1): a photo dark on purpose or scored as
   /// a light scene (night lights), a room lit by lamps (indoor score 0.2–0.5), or, for half, a
-  /// backlit frame with the light in it (the brightest percent 35–50 L* above the median; half,
-  /// because a daylight landscape under a bright sky measures the same).
+  /// backlit frame with the light in it (the brightest percent 35–50 L* above the median, and
+  /// its brightest detail coloured like warm light, ``ColorMeasurement/lightShown(_:)``; half,
+  /// because a daylight landscape under a bright sky at golden hour measures the same).
   static func warmLightScene(_ a: PhotoAnalysis) -> Double {
     return max(
-      a.score(.light), a.exposure.isDarkOnPurpose ? 1 : 0, 0.5 * a.exposure.backlit,
+      a.score(.light), a.exposure.isDarkOnPurpose ? 1 : 0,
+      0.5 * a.exposure.backlit
+        * ColorMeasurement.lightShown(
+          a.color.highlightWarmth, percentiles: a.exposure.lightnessPercentiles),
       Sizing.ramp(a.score(.indoor), from: 0.2, to: 0.5))
   }
 
