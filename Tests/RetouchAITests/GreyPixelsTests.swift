@@ -56,8 +56,15 @@ struct GreyPixelsTests {
     a.color.greenTint = 0.13
     a.color.confidence = 0.9
     a.color.greyPixelTint = 0.12
+    // A daylight frame whose brightest detail is pale (its bright top percent is not the light).
+    a.color.highlightWarmth = 0
     let fix = try #require(Recipe.fixTint.config(for: a))
     #expect(fix.value(of: .tint) > 0, "magenta against green: \(fix)")
+    // Removed nearly whole: the harness's mild +10 % green reads 0.13–0.14 in both methods,
+    // and keeping a third of it (as the ramp did while full only at 0.16) left a portrait's
+    // skin 3.5° off in hue.
+    let removed = -WhiteBalanceSliders.response(fix).y
+    #expect(removed > 0.85 * 0.13, "removes \(removed) of 0.13")
     a.color.greyPixelTint = 0.0
     #expect(Recipe.fixTint.config(for: a) == nil)
     a.color.greyPixelTint = nil
