@@ -71,6 +71,22 @@ struct GreyPixelsTests {
     #expect(Recipe.fixTint.config(for: a) == nil)
   }
 
+  /// Two readings of a magenta cast that differ (−0.14 and −0.21, too far apart to count as
+  /// agreeing) still both see it: the part both read, the smaller, is removed, not more; a
+  /// grey-pixel reading of the other sign leaves the mild mean reading alone.
+  @Test func castBothMethodsSeeIsRemovedUpToTheSmallerReading() throws {
+    var a = balancedAnalysis()
+    a.color.greenTint = -0.14
+    a.color.greyPixelTint = -0.21
+    a.color.confidence = 0.9
+    a.color.highlightWarmth = 0
+    let fix = try #require(Recipe.fixTint.config(for: a))
+    let removed = WhiteBalanceSliders.response(fix).y
+    #expect(removed > 0.85 * 0.14 && removed < 0.16, "adds \(removed) green against 0.14–0.21")
+    a.color.greyPixelTint = 0.05
+    #expect(Recipe.fixTint.config(for: a) == nil)
+  }
+
   /// A balanced daylight analysis without the light in frame (the brightest percent 30 L*
   /// above the median) and the given blue–amber readings.
   static func daylight(warmth: Double, confidence: Double, greyPixelWarmth: Double?)
