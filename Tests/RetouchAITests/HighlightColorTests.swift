@@ -39,6 +39,16 @@ struct HighlightColorTests {
     #expect(abs(warmth - expected) < 0.01, "\(warmth) against \(expected)")
   }
 
+  /// A NaN in the luminance plane counts as black: the reading is the same, no trap.
+  @Test func nanLuminanceCountsAsBlack() throws {
+    var luminance = PixelStatistics(Self.glowFrame).luminancePlane
+    let clean = try #require(HighlightColor.warmth(Self.glowFrame, luminance: luminance))
+    luminance[50 * 100 + 50] = .nan
+    luminance[50 * 100 + 51] = -.infinity
+    let dirty = try #require(HighlightColor.warmth(Self.glowFrame, luminance: luminance))
+    #expect(dirty == clean)
+  }
+
   @Test func clippedOrMismatchedInputGivesNoReading() {
     let white = AnalysisTestPhotos.synthetic(width: 40, height: 40) { _, _ in (255, 252, 250) }
     #expect(HighlightColor.warmth(white, luminance: PixelStatistics(white).luminancePlane) == nil)

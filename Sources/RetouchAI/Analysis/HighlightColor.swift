@@ -36,6 +36,8 @@ enum HighlightColor {
     }
     let bins = 1024
     let scale = Float(bins - 1)
+    // `y >= 0` is false for NaN, so a NaN counts as black instead of trapping.
+    func bin(_ y: Float) -> Int { Int((y >= 0 ? min(y, 1) : 0) * scale) }
     var histogram = [Int](repeating: 0, count: bins)
     var unclipped = 0
     image.withUnsafeBytes { raw in
@@ -43,7 +45,7 @@ enum HighlightColor {
       for i in 0..<luminance.count {
         let q = 3 &* i
         guard max(p[q], p[q &+ 1], p[q &+ 2]) < clippedCode else { continue }
-        histogram[Int(min(max(luminance[i], 0), 1) * scale)] += 1
+        histogram[bin(luminance[i])] += 1
         unclipped += 1
       }
     }
@@ -67,7 +69,7 @@ enum HighlightColor {
         for i in 0..<luminance.count {
           let q = 3 &* i
           guard max(p[q], p[q &+ 1], p[q &+ 2]) < clippedCode,
-            Int(min(max(luminance[i], 0), 1) * scale) >= firstBin
+            bin(luminance[i]) >= firstBin
           else { continue }
           sum += SIMD3(
             Double(decode[Int(p[q])]), Double(decode[Int(p[q &+ 1])]),
