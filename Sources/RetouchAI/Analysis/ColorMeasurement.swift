@@ -11,8 +11,9 @@ import Foundation
 ///   `e_c = (mean |∇c|²)^(1/2)` over neighbouring trusted pixels. A large uniformly coloured
 ///   object adds only its outline here, which is what makes the pair robust to it.
 enum ColorMeasurement {
-  /// - Parameter greyPixels: the grey-pixel estimate of the same copy (``GreyPixels``), kept
-  ///   as ``ColorAnalysis/greyPixelTint`` and ``ColorAnalysis/greyPixelWarmth``.
+  /// - Parameters:
+  ///   - greyPixels: the grey-pixel estimate of the same copy (``GreyPixels``), kept as
+  ///     ``ColorAnalysis/greyPixelTint`` and ``ColorAnalysis/greyPixelWarmth``.
   ///   - highlightWarmth: the colour of the brightest detail (``HighlightColor``), kept as
   ///     ``ColorAnalysis/highlightWarmth``.
   static func measure(
