@@ -285,17 +285,12 @@ enum LibraryCommand: Subcommand {
       guard let photo else { throw CLIError(code: .software, message: "photo \(id): the original is not a file.") }
       // Full resolution, so the grain is measured and each photo gets what `retouch auto`
       // would give it (a 512 px shrink-on-load copy hid the grain: Clean Up was never applied).
-      let decoded: DecodedImage
-      do {
-        decoded = try ImageDecoder().decode(photo)
-      } catch {
-        throw CLIError(error)
-      }
-      guard let config = engine.autoEdit(for: decoded.image, metadata: decoded.metadata) else {
+      let (image, metadata) = try ApplyCommand.load(photo)
+      guard let config = engine.autoEdit(for: image, metadata: metadata) else {
         unchanged.append(id)
         continue
       }
-      outputs.append((id, try render(config, of: photo, for: input, decoded: decoded), config))
+      outputs.append((id, try render(config, of: photo, for: input, decoded: (image, metadata)), config))
     }
     bar.update(targets.count, of: targets.count)
     bar.finish()
@@ -367,28 +362,22 @@ enum LibraryCommand: Subcommand {
   // MARK: Helpers
 
   /// Renders `config` on `photo` into a fresh output for `input` (JPEG, metadata corrected), with
-  /// Retouch's editor's adjustment data.
-  /// Renders `config` on `photo` into a new output for `input`: streamed when it is a JPEG,
-  /// else decoded and rendered whole. A caller that already decoded the photo passes it as
+  /// Retouch's editor's adjustment data: streamed when it is a JPEG, else decoded and rendered
+  /// whole. A caller that already decoded the photo (``ApplyCommand/load(_:)``) passes it as
   /// `decoded`, and it is rendered from that instead of being read and decoded again.
   static func render(
     _ config: EditConfig, of photo: URL, for input: ContentEditingInput,
-    decoded: DecodedImage? = nil
+    decoded: (Image, PhotoMetadata)? = nil
   ) throws(CLIError) -> ContentEditingOutput {
     var output = ContentEditingOutput(input)
     let url = output.renderedContentURL
     var streamed = false
     if decoded == nil {
-      streamed = try ApplyCommand.streamJPEG(
-        photo, to: url, config: config, options: EncodeOptions())
+      streamed = try ApplyCommand.streamJPEG(photo, to: url, config: config, options: EncodeOptions())
     }
     if !streamed {
-      let image: Image, metadata: PhotoMetadata
-      if let decoded {
-        (image, metadata) = (decoded.image, decoded.metadata)
-      } else {
-        (image, metadata) = try ApplyCommand.load(photo)
-      }
+      let (image, metadata): (Image, PhotoMetadata)
+      if let decoded { (image, metadata) = decoded } else { (image, metadata) = try ApplyCommand.load(photo) }
       do {
         try ImageEncoder().write((consume image).rendered(with: config), as: .jpeg, metadata: metadata, to: url)
       } catch {

@@ -17,68 +17,55 @@ import RetouchCore
 /// casts (+0.40 and +0.76 on log2 R/B) 0.11–0.20 and 0.37–0.52 for the ones whose brightest
 /// part is sky or cloud. Clipped pixels are left out: they are white whatever the light.
 ///
-/// Cost: two passes over the copy's pixels (a histogram of luminance, then a sum), about
-/// 0.5 ms of CPU at 512 px. Deterministic.
+/// Cost: one pass over the copy's pixels (a luminance histogram with the linear RGB summed per
+/// bin), about 0.5 ms of CPU at 512 px. Deterministic.
 enum HighlightColor {
   /// Share of the unclipped pixels counted as the brightest.
   static let share = 0.03
-  /// Codes (8-bit) at or above which a channel counts as clipped.
-  static let clippedCode: UInt8 = 250
   /// Fewest pixels a reading is made from.
   static let minimumCount = 20
 
   /// log2 R/B of the brightest unclipped pixels of an 8-bit RGB copy whose linear luminance
   /// per pixel is `luminance` (in 0...1, row-major like the copy); nil when fewer than
   /// ``minimumCount`` pixels qualify or the image is not 8-bit RGB.
+  ///
+  /// The brightest are taken by whole bins of 1/1024 of luminance, from the top down until the
+  /// share is reached, so the last bin may add a few more pixels than the share.
   static func warmth(_ image: Image, luminance: [Float]) -> Double? {
     guard image.format == .rgb8, luminance.count == image.width * image.height else {
       return nil
     }
     let bins = 1024
     let scale = Float(bins - 1)
-    // `y >= 0` is false for NaN, so a NaN counts as black instead of trapping.
-    func bin(_ y: Float) -> Int { Int((y >= 0 ? min(y, 1) : 0) * scale) }
-    var histogram = [Int](repeating: 0, count: bins)
-    var unclipped = 0
-    image.withUnsafeBytes { raw in
-      let p = raw.bindMemory(to: UInt8.self)
-      for i in 0..<luminance.count {
-        let q = 3 &* i
-        guard max(p[q], p[q &+ 1], p[q &+ 2]) < clippedCode else { continue }
-        histogram[bin(luminance[i])] += 1
-        unclipped += 1
-      }
-    }
-    let wanted = max(minimumCount, Int((share * Double(unclipped)).rounded()))
-    guard unclipped >= wanted else { return nil }
-    // The lowest bin of the brightest `wanted` unclipped pixels.
-    var cumulative = 0
-    var firstBin = 0
-    for b in stride(from: bins - 1, through: 0, by: -1) {
-      cumulative += histogram[b]
-      if cumulative >= wanted {
-        firstBin = b
-        break
-      }
-    }
-    var sum = SIMD3<Double>()
-    var count = 0
+    let clipped = PixelStatistics.clippedCode
+    var counts = [Int](repeating: 0, count: bins)
+    var sums = [SIMD3<Double>](repeating: .zero, count: bins)
     SRGBTables.decode8.withUnsafeBufferPointer { decode in
       image.withUnsafeBytes { raw in
         let p = raw.bindMemory(to: UInt8.self)
         for i in 0..<luminance.count {
           let q = 3 &* i
-          guard max(p[q], p[q &+ 1], p[q &+ 2]) < clippedCode,
-            bin(luminance[i]) >= firstBin
-          else { continue }
-          sum += SIMD3(
-            Double(decode[Int(p[q])]), Double(decode[Int(p[q &+ 1])]),
-            Double(decode[Int(p[q &+ 2])]))
-          count += 1
+          let (r, g, b) = (p[q], p[q &+ 1], p[q &+ 2])
+          guard max(r, g, b) < clipped else { continue }
+          // `y >= 0` is false for NaN, so a NaN counts as black instead of trapping.
+          let y = luminance[i]
+          let bin = Int((y >= 0 ? min(y, 1) : 0) * scale)
+          counts[bin] += 1
+          sums[bin] += SIMD3(
+            Double(decode[Int(r)]), Double(decode[Int(g)]), Double(decode[Int(b)]))
         }
       }
     }
-    guard count >= minimumCount, sum.x > 0, sum.z > 0 else { return nil }
+    let unclipped = counts.reduce(0, +)
+    let wanted = max(minimumCount, Int((share * Double(unclipped)).rounded()))
+    guard unclipped >= wanted else { return nil }
+    var sum = SIMD3<Double>()
+    var count = 0
+    for bin in stride(from: bins - 1, through: 0, by: -1) where count < wanted {
+      sum += sums[bin]
+      count += counts[bin]
+    }
+    guard sum.x > 0, sum.z > 0 else { return nil }
     return log2(sum.x / sum.z)
   }
 }

@@ -16,6 +16,9 @@ struct PixelStatistics {
   static let bandCount = 8
   /// Bins of the luminance histogram over linear Y in 0...1 (bin `i` holds Y ≈ i / (bins − 1)).
   static let histogramBins = 16384
+  /// The 8-bit code at or above which a channel counts as clipped when a colour is read from
+  /// it (the illuminant estimate, ``HighlightColor``): a clipped channel lies about the light.
+  static let clippedCode: UInt8 = 250
   /// Minkowski norm of the shades-of-gray estimate (Finlayson & Trezzi 2004; p = 6 does well on
   /// their benchmarks). The pass computes c⁶ as (c²)³, so the power is fixed here.
   static let shadesOfGrayPower = 6.0
@@ -197,7 +200,7 @@ private struct PassContext: Sendable {
   static let shadowCode: UInt8 = 2
   /// Pixels with a channel at or above this code are left out of the illuminant estimate
   /// (clipped channels lie about the light's colour).
-  static let trustedMaxCode: UInt8 = 250
+  static let trustedMaxCode = PixelStatistics.clippedCode
   /// Pixels darker than this linear luminance are left out (L* ≈ 7: noise and crushed blacks).
   static let trustedMinLuminance: Float = 0.008
   /// Pixels whose linear saturation (max − min) / max exceeds this are left out: strongly
