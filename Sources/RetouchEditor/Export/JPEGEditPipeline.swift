@@ -13,12 +13,10 @@ import Synchronization
 /// follows a band behind (its sharpening halo below it), and the encoder follows the renderer,
 /// so on two cores the wall time approaches the larger of decode and render + encode.
 ///
-/// An edit with shadows, highlights or clarity needs a tone guide measured on the photo: the
-/// render thread measures each decoded strip for it before sharpening the strip
-/// (`renderWithGuide(_:header:state:options:)`). With shadows and highlights alone the guide's
-/// tone base is filtered as the strips come, so the pixel pass follows a few hundred rows
-/// behind the decoder and the rows stay in a ring; clarity needs the whole guide, so the
-/// decoder then fills the whole image and the pixel pass follows it.
+/// An edit with shadows, highlights or clarity needs the tone guide of the whole photo before
+/// its pixel pass can start: the decoder then fills the whole image, while the render thread
+/// measures each decoded strip for the guide and sharpens behind it
+/// (`renderWithGuide(_:header:state:options:)`); the pixel pass follows with the encoder behind.
 ///
 /// The output is byte for byte what decode → ``RetouchRender/RenderPlan`` → encode gives. Only
 /// streamable jobs run here (see
@@ -60,8 +58,9 @@ public enum JPEGEditPipeline {
           state.stop(nil)
           return
         }
-        let ring = ringHeight(
-          config, width: jpeg.size.width, height: jpeg.size.height, needsGuide: needsGuide)
+        // An edit with local tone needs the whole photo's guide before its first pixel pass:
+        // decode into the whole image (see `renderWithGuide`); others stream through a ring.
+        let ring = needsGuide ? jpeg.size.height : min(ringRows, jpeg.size.height)
         let pixels = PixelBlock.allocate(byteCount: ring * jpeg.size.width * 3)
           .bindMemory(to: UInt8.self, capacity: ring * jpeg.size.width * 3)
         state.start(
@@ -159,101 +158,75 @@ public enum JPEGEditPipeline {
     return Output(data: data, warnings: state.warnings)
   }
 
-  /// The rows of the ring the decoder fills: ``ringRows`` for an edit without a tone guide;
-  /// with one, enough for the rows between those being rendered and those the guide must have
-  /// measured first (``StreamingRender/guideLookaheadRows(for:width:height:)``, about 370 rows
-  /// of a 12 MP photo with local tone alone, every row with clarity), plus two bands for the
-  /// renderer and the encoder and 256 rows of slack so that the decoder keeps running.
-  static func ringHeight(_ config: EditConfig, width: Int, height: Int, needsGuide: Bool) -> Int {
-    guard needsGuide else { return min(ringRows, height) }
-    let lookahead = StreamingRender.guideLookaheadRows(for: config, width: width, height: height)
-    let rows = (lookahead + 4 * bandRows + 256 + bandRows - 1) / bandRows * bandRows
-    return rows >= height ? height : rows
-  }
-
   /// The render of an edit with local tone (shadows, highlights, clarity), whose pixel pass
-  /// needs the tone guide: this thread follows the decoder, measuring each decoded strip for
-  /// the guide (before it is sharpened) and sharpening each band once the rows below it have
-  /// arrived.
-  ///
-  /// With local tone alone, the guide's tone base is filtered as the rows arrive
-  /// (``StreamingRender/measureGuide(covering:in:ringRows:)``), so the pixel pass follows about
-  /// 370 rows behind the decoder (12 MP), on both cores, with the encoder behind it, and the
-  /// decoder fills a ring of under 1000 rows instead of the whole image. With clarity the
-  /// guide is complete only at the last row: the decoder then fills the whole image and the
-  /// pixel pass runs after it.
+  /// needs the tone guide of the whole photo: the decoder fills the whole image while this
+  /// thread follows it, measuring each decoded strip for the guide (before it is sharpened) and
+  /// sharpening each band once the rows below it have arrived; then the guide is filtered and
+  /// the pixel pass runs band by band with the encoder a band behind.
   ///
   /// The guide is the one ``RenderPlan`` builds from the full-size photo, so the output equals
-  /// decode → plan → encode byte for byte. 12 MP typical edit (local tone, no clarity),
-  /// `retouch apply` file → file, 8 interleaved runs against the whole-image design: peak RSS
-  /// 78 → 54 MB (the ring is 896 rows, 10.8 MB, against 36 MB), wall time unchanged (medians
-  /// 197 and 205 ms on a host then running tjbench at 96 ms; CPU 0.28–0.30 s per run either
-  /// way): on two cores the job is bound by its CPU time, which starting the pixel pass
-  /// earlier does not change. The pixel pass of the rows left when the decode ends hands
-  /// 16-row strips to whichever worker is free, because the encoder thread takes a core part
-  /// of the time and fixed halves waited on each other.
+  /// decode → plan → encode byte for byte. Against the previous design (a guide from a separate
+  /// 1/8-scale decode, which still Huffman-decodes the whole file, 30–40 ms of CPU on a 12 MP
+  /// photo, with the decoder held back by a ring meanwhile): 12 MP typical edit, `retouch
+  /// apply` file → file, medians of 11 alternating runs, 220 → 209 ms; CPU 0.36 → 0.31 s; peak
+  /// memory 65 → 82 MB (2.2× the 8-bit image). While the decoder runs, measuring and sharpening
+  /// stay on this one thread (a second worker only slowed the decoder, which sets the pace); the
+  /// pixel pass hands 16-row strips to whichever worker is free, because the encoder thread
+  /// takes a core part of the time and fixed halves waited on each other.
   static func renderWithGuide(
     _ config: EditConfig, header: Header, state: PipelineState, options: RenderOptions
   ) {
     let size = header.size
     let (w, h) = (size.width, size.height)
-    let ring = header.ringRows
+    precondition(header.ringRows == h, "the guide needs the whole image")
+    let f = ToneGuide.factor(width: w, height: h)
+    let (gw, gh) = ((w + f - 1) / f, (h + f - 1) / f)
+    var luminance = [Float](repeating: 0, count: gw * gh)
     let renderer = StreamingRender(
       config, width: w, height: h, colorSpace: header.colorSpace, guide: nil, options: options)
+    var measured = 0  // guide rows done
     var top = 0
     var pages = PageMapper(header)
-    var rendered = 0
-    /// The pixel pass on rows `rendered ..< end`, in pieces that do not wrap around the ring,
-    /// then handed to the encoder.
-    func renderPixels(to end: Int) {
-      while rendered < end {
-        let piece = min(end - rendered, ring - rendered % ring)
-        renderer.applyPixelStages(
-          rows: rendered..<rendered + piece, in: header.pixels, ringRows: ring,
-          threads: options.threads)
-        rendered += piece
-        state.publish(rendered: rendered)
+    luminance.withUnsafeMutableBufferPointer { lum in
+      while top < h {
+        let bottom = min(h, top + bandRows)
+        // Every guide row touching the band is measured before the band is sharpened.
+        let guideRows = (bottom + f - 1) / f
+        let needed = min(h, max(bottom + renderer.haloRows, guideRows * f))
+        pages.map(whileWaitingFor: needed, state)
+        guard state.wait(decoded: needed) else { return }
+        ToneGuide.downscaledLog2Luminance(
+          rows: measured..<guideRows, of: header.pixels, width: w, height: h, format: .rgb8,
+          colorSpace: header.colorSpace, factor: f, into: lum.baseAddress!, threads: 1)
+        measured = guideRows
+        // While the decoder runs, this thread alone measures and sharpens (both together take
+        // less than the decode): a second worker would only slow the decoder, which sets the pace.
+        renderer.sharpen(rows: top..<bottom, in: header.pixels, ringRows: h, threads: 1)
+        top = bottom
       }
     }
-    while top < h {
-      let bottom = min(h, top + bandRows)
-      // Every guide row touching the band is measured before the band is sharpened.
-      let needed = min(
-        h, max(bottom + renderer.haloRows, renderer.guideSourceRows(covering: bottom)))
-      pages.map(whileWaitingFor: needed, state)
-      guard state.wait(decoded: needed) else { return }
-      renderer.measureGuide(covering: bottom, in: header.pixels, ringRows: ring)
-      renderer.sharpen(rows: top..<bottom, in: header.pixels, ringRows: ring, threads: 1)
-      top = bottom
-      // Rows whose guide is known (local tone alone), while the decoder goes on; keep the last
-      // rows for the strips below, which share them between the workers as the decode ends.
-      let ready = min(top, renderer.pixelRowsReady)
-      if ready < h && ready - rendered >= bandRows { renderPixels(to: ready) }
-    }
-    guard top == h, !state.isStopped else { return }
+    guard top == h else { return }  // stopped
+    renderer.setGuide(
+      ToneGuide(
+        log2Luminance: luminance, width: gw, height: gh, factor: f, sourceWidth: w, sourceHeight: h,
+        threads: options.threads))
     // Strips of rows handed out in order to every worker as it comes free (the encoder thread
     // takes a core part of the time, so fixed halves would wait on each other); the rows done
     // without a gap above them are published to the encoder.
-    // Strips on multiples of `stripRows` (so none wraps around the ring), the first one
-    // starting at the first row not rendered.
-    let first = rendered
-    let firstStrip = first / stripRows
-    let strips = (h + stripRows - 1) / stripRows - firstStrip
+    let strips = (h + stripRows - 1) / stripRows
     let progress = Mutex((done: [Bool](repeating: false, count: strips), prefix: 0))
     let pixels = SendableRawPointer(UnsafeMutableRawPointer(header.pixels))
     let shared = SharedRenderer(renderer: renderer)
     DispatchQueue.concurrentPerform(iterations: strips) { i in
       let renderer = shared.renderer
       guard !state.isStopped else { return }
-      let start = (firstStrip + i) * stripRows
-      let rows = max(first, start)..<min(h, start + stripRows)
+      let rows = i * stripRows..<min(h, (i + 1) * stripRows)
       renderer.applyPixelStages(
-        rows: rows, in: pixels.pointer.assumingMemoryBound(to: UInt8.self), ringRows: ring,
-        threads: 1)
+        rows: rows, in: pixels.pointer.assumingMemoryBound(to: UInt8.self), ringRows: h, threads: 1)
       let ready = progress.withLock { p -> Int in
         p.done[i] = true
         while p.prefix < strips && p.done[p.prefix] { p.prefix += 1 }
-        return min(h, (firstStrip + p.prefix) * stripRows)
+        return min(h, p.prefix * stripRows)
       }
       state.publish(rendered: ready)
     }

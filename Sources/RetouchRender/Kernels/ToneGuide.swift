@@ -109,21 +109,6 @@ public struct ToneGuide: Sendable {
     clarityBase = clarity
   }
 
-  /// A guide of this shape whose layers are empty: for a ``Sampler`` of fields that are
-  /// computed elsewhere (a guide measured while the photo arrives, ``ToneGuideStream``) and
-  /// given to ``Sampler/fillRow(y:values:count:into:)``.
-  init(shapeWidth width: Int, height: Int, factor: Int, sourceWidth: Int, sourceHeight: Int) {
-    precondition(width > 0 && height > 0, "bad guide size")
-    self.width = width
-    self.height = height
-    self.factor = factor
-    self.sourceWidth = sourceWidth
-    self.sourceHeight = sourceHeight
-    luminance = []
-    toneBase = []
-    clarityBase = []
-  }
-
   /// Filter radii (guide pixels) and ε (stops²) for a guide of this size.
   public static func parameters(width: Int, height: Int)
     -> (toneRadius: Int, toneEpsilon: Float, clarityRadius: Int, clarityEpsilon: Float)
@@ -179,17 +164,14 @@ public struct ToneGuide: Sendable {
   /// Guide rows `guideRows` of ``downscaledLog2Luminance(_:factor:threads:)`` from packed
   /// pixels (`width × height`, `format`, rows `width × channels` components apart), written to
   /// `out` (guide row `gy` at `out + gy × guideWidth`). Reads only the source rows of those
-  /// guide rows, so a caller can build the map while the image is still being decoded; with
-  /// `ringRows`, source row `y` is read from slot `y % ringRows` of a ring of rows.
+  /// guide rows, so a caller can build the map while the image is still being decoded.
   public static func downscaledLog2Luminance(
     rows guideRows: Range<Int>, of pixels: UnsafeRawPointer, width w: Int, height h: Int,
     format: PixelFormat, colorSpace: ColorSpace, factor f: Int,
     into out: UnsafeMutablePointer<Float>,
-    threads: Int? = nil, ringRows: Int? = nil
+    threads: Int? = nil
   ) {
     precondition(f >= 1)
-    let ring = ringRows ?? h
-    precondition(ring > 0, "bad ring")
     guard !guideRows.isEmpty else { return }
     let gw = (w + f - 1) / f
     let weights = colorSpace.lumaWeights
@@ -221,12 +203,10 @@ public struct ToneGuide: Sendable {
               let y1 = min(y0 + f, h)
               for y in stride(from: y0, to: y1, by: step) {
                 if eightBit {
-                  let row =
-                    src.pointer.assumingMemoryBound(to: UInt8.self) + (y % ring) * w * channels
+                  let row = src.pointer.assumingMemoryBound(to: UInt8.self) + y * w * channels
                   accumulate(row, w: w, f: f, gw: gw, channels: channels, tR, tG, tB, acc)
                 } else {
-                  let row =
-                    src.pointer.assumingMemoryBound(to: UInt16.self) + (y % ring) * w * channels
+                  let row = src.pointer.assumingMemoryBound(to: UInt16.self) + y * w * channels
                   accumulate(row, w: w, f: f, gw: gw, channels: channels, tR, tG, tB, acc)
                 }
               }
@@ -389,25 +369,7 @@ public struct ToneGuide: Sendable {
     /// e.g. a function of a layer computed once on the guide grid) upsampled the same way.
     @inlinable
     public func fillRow(y: Int, values: [Float], into row: UnsafeMutablePointer<Float>) {
-      values.withUnsafeBufferPointer { v in
-        fillRow(y: y, values: v.baseAddress!, count: v.count, into: row)
-      }
-    }
-
-    /// The guide rows output row `y` reads: `0 ..< guideRows(forOutputRow: y)` (its two taps).
-    public func guideRows(forOutputRow y: Int) -> Int {
-      let (gy, _) = Sampler.tap(
-        rowOffset + (Double(y) + 0.5) * rowScale - 0.5, count: guide.height)
-      return guide.height > 1 ? gy + 2 : gy + 1
-    }
-
-    /// ``fillRow(y:values:into:)`` from `count` values at `values` (one per guide pixel; only
-    /// the rows ``guideRows(forOutputRow:)`` names are read).
-    @inlinable
-    public func fillRow(
-      y: Int, values: UnsafePointer<Float>, count: Int, into row: UnsafeMutablePointer<Float>
-    ) {
-      precondition(count == guide.width * guide.height, "one value per guide pixel")
+      precondition(values.count == guide.width * guide.height, "one value per guide pixel")
       let (gy, ty) = Sampler.tap(
         rowOffset + (Double(y) + 0.5) * rowScale - 0.5, count: guide.height)
       let gy1 = guide.height > 1 ? gy + 1 : gy
@@ -416,13 +378,13 @@ public struct ToneGuide: Sendable {
       // output columns per guide column: the run's two taps stay in registers and each output
       // pixel is one weight load and a lerp, four at a time (per pixel, an index and two tap
       // loads before: this function's share of a 2048-px preview's samples went 3.6 → 3.1 %).
-      do {
+      values.withUnsafeBufferPointer { v in
         columnStart.withUnsafeBufferPointer { cs in
           columnWeight.withUnsafeBufferPointer { cw in
             withUnsafeTemporaryAllocation(of: Float.self, capacity: gw) { mixed in
               let m = mixed.baseAddress!
-              let r0 = values + gy * gw
-              let r1 = values + gy1 * gw
+              let r0 = v.baseAddress! + gy * gw
+              let r1 = v.baseAddress! + gy1 * gw
               for i in 0..<gw { m[i] = r0[i] + ty * (r1[i] - r0[i]) }
               let next = gw > 1 ? 1 : 0
               for i in 0..<gw {

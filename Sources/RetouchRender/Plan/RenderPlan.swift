@@ -278,23 +278,6 @@ final class PrepassCache: Sendable {
   }
 }
 
-/// Values per guide pixel that the rows of a render share (``PixelStages/toneGains``).
-final class GuideField: @unchecked Sendable {
-  // Invariant: a value is written once, before any pixel row that reads it runs (whole at
-  // creation, or by the thread measuring a streamed guide before it hands the rows that read
-  // it to other threads); afterwards it is only read.
-  let values: UnsafeMutablePointer<Float>
-  let count: Int
-
-  init(count: Int) {
-    self.count = count
-    values = .allocate(capacity: max(count, 1))
-    values.initialize(repeating: 1, count: count)
-  }
-
-  deinit { values.deallocate() }
-}
-
 /// The fused per-pixel pass: local tone and clarity, the colour LUT, vignette and grain, each
 /// row done start to finish while it is in cache.
 struct PixelStages: Sendable {
@@ -305,9 +288,8 @@ struct PixelStages: Sendable {
   let toneGainTable: [Float]
   static let toneTableRange: ClosedRange<Float> = -16...4
   /// The gain of every guide pixel (``toneGainTable`` at its base plus the exposure); rows of
-  /// gains are bilinearly upsampled from it like the base itself would be. Filled whole from a
-  /// guide, or row by row from a streamed one (``setToneGains(guideRows:base:)``).
-  let toneGains: GuideField?
+  /// gains are bilinearly upsampled from it like the base itself would be.
+  let toneGainGrid: [Float]
 
   /// ``toneGainTable`` at `base` stops, linearly interpolated.
   static func tabulatedGain(_ table: [Float], base: Float) -> Float {
@@ -325,17 +307,12 @@ struct PixelStages: Sendable {
   let grain: GrainField?
   let luma: (r: Float, g: Float, b: Float)
 
-  /// - Parameters:
-  ///   - guide: the tone guide of the photo before noise reduction and sharpening, used when
-  ///     local tone or clarity is set (renders fetch it from ``ToneGuideCache`` or the pre-pass
-  ///     cache, so a re-rendered preview reuses it).
-  ///   - streamedGuide: instead of `guide`, for local tone without clarity: a guide still being
-  ///     measured, whose tone base rows are handed over with ``setToneGains(guideRows:base:)``
-  ///     before the pixel rows that read them run.
+  /// - Parameter guide: the tone guide of the photo before noise reduction and sharpening, used
+  ///   when local tone or clarity is set (renders fetch it from ``ToneGuideCache`` or the
+  ///   pre-pass cache, so a re-rendered preview reuses it).
   init(
     config: EditConfig, width: Int, height: Int, colorSpace: ColorSpace, guide: ToneGuide?,
-    streamedGuide: ToneGuideStream? = nil, renderScale: Double, vignette amount: Double,
-    options: RenderOptions
+    renderScale: Double, vignette amount: Double, options: RenderOptions
   ) {
     let tone = LocalToneCurve(
       shadows: config.value(of: .shadows), highlights: config.value(of: .highlights))
@@ -354,23 +331,13 @@ struct PixelStages: Sendable {
       toneSampler = ToneGuide.Sampler(guide: guide, outputWidth: width, outputHeight: height)
       // The shadows/highlights gain of every guide pixel (its base moved by the exposure), so a
       // pixel only interpolates a gain.
-      if tone.isNeutral {
-        toneGains = nil
-      } else {
-        let gains = GuideField(count: guide.width * guide.height)
-        let (table, shift) = (toneGainTable, exposureStops)
-        guide.values(.tone).withUnsafeBufferPointer { base in
-          Self.fillGains(
-            gains.values, from: base.baseAddress!, count: base.count, table: table, shift: shift)
-        }
-        toneGains = gains
-      }
-    } else if localTone != nil, self.clarity == nil, let stream = streamedGuide {
-      toneSampler = ToneGuide.Sampler(guide: stream.shape, outputWidth: width, outputHeight: height)
-      toneGains = GuideField(count: stream.guideWidth * stream.guideHeight)
+      let table = toneGainTable, shift = exposureStops
+      toneGainGrid =
+        tone.isNeutral
+        ? [] : guide.values(.tone).map { Self.tabulatedGain(table, base: $0 + shift) }
     } else {
       toneSampler = nil
-      toneGains = nil
+      toneGainGrid = []
     }
     lut = ColorLUTCache.shared.lut(
       for: config, colorSpace: colorSpace, size: options.lutSize, threads: options.threads,
@@ -387,25 +354,6 @@ struct PixelStages: Sendable {
   }
 
   var isEmpty: Bool { toneSampler == nil && lut == nil && vignette == nil && grain == nil }
-
-  /// `table`'s gain at each of `count` bases moved by `shift` stops.
-  static func fillGains(
-    _ out: UnsafeMutablePointer<Float>, from base: UnsafePointer<Float>, count: Int,
-    table: [Float], shift: Float
-  ) {
-    for i in 0..<count { out[i] = tabulatedGain(table, base: base[i] + shift) }
-  }
-
-  /// Sets the gains of guide rows `guideRows` from a streamed guide's tone base (`base`, the
-  /// whole plane, those rows final); a stage made with `streamedGuide` only.
-  func setToneGains(guideRows: Range<Int>, base: UnsafePointer<Float>) {
-    guard let gains = toneGains, let sampler = toneSampler else { return }
-    let gw = sampler.guide.width
-    let start = guideRows.lowerBound * gw
-    Self.fillGains(
-      gains.values + start, from: base + start, count: guideRows.count * gw,
-      table: toneGainTable, shift: exposureStops)
-  }
 
   func run(on image: inout Image, threads: Int?) {
     let width = image.width, height = image.height
@@ -489,9 +437,7 @@ struct PixelStages: Sendable {
       return
     }
     if let sampler = toneSampler {
-      if let gains = toneGains {
-        sampler.fillRow(y: y, values: gains.values, count: gains.count, into: scratch.tone)
-      }
+      if localTone != nil { sampler.fillRow(y: y, values: toneGainGrid, into: scratch.tone) }
       if clarity != nil { sampler.fillRow(y: y, layer: .clarity, into: scratch.clarity) }
       if eight && clarity == nil {
         localGain8(row.assumingMemoryBound(to: UInt8.self), width, channels, scratch.tone)
@@ -541,8 +487,8 @@ struct PixelStages: Sendable {
     scratch: RowScratch, source: UnsafePointer<UInt8>? = nil
   ) {
     var gains: UnsafePointer<Float>?
-    if let sampler = toneSampler, let field = toneGains {
-      sampler.fillRow(y: y, values: field.values, count: field.count, into: scratch.tone)
+    if let sampler = toneSampler, localTone != nil {
+      sampler.fillRow(y: y, values: toneGainGrid, into: scratch.tone)
       gains = UnsafePointer(scratch.tone)
     }
     guard let vignette else {

@@ -43,11 +43,6 @@ public final class StreamingRender {
   /// Original rows around the split when a band is sharpened in two halves at once.
   private let splitSaved: UnsafeMutableRawPointer
   private var nextRow = 0
-  /// The guide measured from the rows as they arrive (``measureGuide(covering:in:ringRows:)``),
-  /// for an edit that needs one and was made without it.
-  private var guideStream: ToneGuideStream?
-  /// Rows whose per-pixel pass may run (see ``pixelRowsReady``).
-  private var readyRows = 0
 
   /// Whether `config` can be rendered as a stream (no crop, turns, straighten or noise
   /// reduction: those need rows out of order or a second pass).
@@ -90,22 +85,7 @@ public final class StreamingRender {
     savedAbove = UnsafeMutableRawPointer.allocate(byteCount: slot, alignment: 64)
     savedNext = UnsafeMutableRawPointer.allocate(byteCount: slot, alignment: 64)
     splitSaved = UnsafeMutableRawPointer.allocate(byteCount: 2 * slot, alignment: 64)
-    if guide != nil || !RenderPlan.needsToneGuide(config) {
-      setGuide(guide)
-    } else {
-      // Local tone alone reads only the tone base, which can be filtered as the rows arrive;
-      // clarity's layer is made from the whole guide.
-      let streams = config.value(of: .clarity) == 0
-      let stream = ToneGuideStream(
-        sourceWidth: width, sourceHeight: height, colorSpace: colorSpace, streamsTone: streams)
-      guideStream = stream
-      if streams {
-        let vignette = options.includesVignette ? config.value(of: .vignette) : 0
-        stages = PixelStages(
-          config: config, width: width, height: height, colorSpace: colorSpace, guide: nil,
-          streamedGuide: stream, renderScale: renderScale, vignette: vignette, options: options)
-      }
-    }
+    if guide != nil || !RenderPlan.needsToneGuide(config) { setGuide(guide) }
   }
 
   deinit {
@@ -120,71 +100,6 @@ public final class StreamingRender {
     stages = PixelStages(
       config: config, width: width, height: height, colorSpace: colorSpace, guide: guide,
       renderScale: renderScale, vignette: vignette, options: options)
-    guideStream = nil
-    readyRows = height
-  }
-
-  /// Whether the edit's guide is measured from the rows as they arrive
-  /// (``measureGuide(covering:in:ringRows:)``): an edit with local tone or clarity made without
-  /// its guide.
-  public var measuresGuide: Bool { guideStream != nil }
-
-  /// Rows `0 ..< pixelRowsReady` may take the per-pixel pass (once sharpened): every row when
-  /// the edit needs no guide or has it; otherwise the rows whose guide is known so far. With
-  /// local tone alone that follows the measured rows about ``guideLookaheadRows`` behind; with
-  /// clarity it is 0 until the whole photo is measured.
-  public var pixelRowsReady: Int { readyRows }
-
-  /// At most how many rows below the last row measured (``measureGuide(covering:in:ringRows:)``)
-  /// ``pixelRowsReady`` stays while the photo arrives: rows a ring buffer must hold beyond those
-  /// being rendered, so that the decoder can reach them. 0 when no guide is measured; the whole
-  /// height with clarity.
-  public var guideLookaheadRows: Int {
-    guideStream == nil ? 0 : Self.guideLookaheadRows(for: config, width: width, height: height)
-  }
-
-  /// ``guideLookaheadRows`` of a render of `config` on a `width × height` photo made without
-  /// its guide.
-  public static func guideLookaheadRows(for config: EditConfig, width: Int, height: Int) -> Int {
-    guard RenderPlan.needsToneGuide(config) else { return 0 }
-    guard config.value(of: .clarity) == 0 else { return height }
-    return min(height, ToneGuideStream.lookaheadRows(sourceWidth: width, sourceHeight: height))
-  }
-
-  /// The source rows that must have arrived, still unsharpened, before
-  /// ``measureGuide(covering:in:ringRows:)`` with `bottom`.
-  public func guideSourceRows(covering bottom: Int) -> Int {
-    guideStream?.sourceRowsNeeded(covering: bottom) ?? 0
-  }
-
-  /// Measures the guide on the rows touching `0 ..< bottom` not measured yet, before those rows
-  /// are sharpened (``guideSourceRows(covering:)`` rows must hold decoded pixels, row `y` at
-  /// `base + (y % ringRows) × width × 3`), and advances ``pixelRowsReady``; once the whole
-  /// photo is measured the guide is complete and every row is ready. Nothing to do when the
-  /// edit needs no guide or has it.
-  public func measureGuide(
-    covering bottom: Int, in base: UnsafeMutablePointer<UInt8>, ringRows: Int? = nil
-  ) {
-    guard let stream = guideStream else { return }
-    let before = stream.toneRows
-    stream.measure(covering: bottom, of: UnsafeRawPointer(base), ringRows: ringRows ?? height)
-    if let stages {
-      // Local tone alone: hand over the tone base rows just filtered.
-      let after = stream.toneRows
-      if after > before {
-        stages.setToneGains(guideRows: before..<after, base: stream.toneBase)
-      }
-      if after == stream.guideHeight {
-        readyRows = height
-        guideStream = nil
-      } else if let sampler = stages.toneSampler {
-        while readyRows < height && sampler.guideRows(forOutputRow: readyRows) <= after {
-          readyRows += 1
-        }
-      }
-    } else if stream.isComplete {
-      setGuide(stream.guide(threads: options.threads))
-    }
   }
 
   /// Renders `rows` of a packed 8-bit RGB buffer in place. Row `y` lives at
