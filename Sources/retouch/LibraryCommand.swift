@@ -290,7 +290,8 @@ enum LibraryCommand: Subcommand {
         unchanged.append(id)
         continue
       }
-      outputs.append((id, try render(config, of: photo, for: input, decoded: (image, metadata)), config))
+      let output = try render(config, of: photo, for: input, decoded: (image, metadata))
+      outputs.append((id, output, config))
     }
     bar.update(targets.count, of: targets.count)
     bar.finish()
@@ -373,11 +374,11 @@ enum LibraryCommand: Subcommand {
     let url = output.renderedContentURL
     var streamed = false
     if decoded == nil {
-      streamed = try ApplyCommand.streamJPEG(photo, to: url, config: config, options: EncodeOptions())
+      streamed = try ApplyCommand.streamJPEG(
+        photo, to: url, config: config, options: EncodeOptions())
     }
     if !streamed {
-      let (image, metadata): (Image, PhotoMetadata)
-      if let decoded { (image, metadata) = decoded } else { (image, metadata) = try ApplyCommand.load(photo) }
+      let (image, metadata) = if let decoded { decoded } else { try ApplyCommand.load(photo) }
       do {
         try ImageEncoder().write((consume image).rendered(with: config), as: .jpeg, metadata: metadata, to: url)
       } catch {

@@ -65,7 +65,7 @@ enum ColorMeasurement {
     // as backlit, but its brightest detail is cloud or sky, which a warm cast tints only by
     // the cast: its estimate keeps the trust a cast needs to be removed.
     let p = exposure.lightnessPercentiles
-    let backlit = exposure.backlit * Self.lightShown(highlightWarmth, percentiles: p)
+    let backlit = Self.backlitByShownLight(exposure, highlightWarmth: highlightWarmth)
     let warmLight = ExposureMeasurement.smoothstep(0.3, 0.7, warmth)
     let lightIsScene = (1 - 0.7 * darkIntent) * (1 - 0.7 * backlit * warmLight)
     // In fog or mist (the darkest percent at L* 25–40 and up) most of what the camera saw is
@@ -116,6 +116,16 @@ enum ColorMeasurement {
     return 1
       - pale
       * ExposureMeasurement.smoothstep(daylightMedian.lowerBound, daylightMedian.upperBound, median)
+  }
+
+  /// How backlit the frame is with its own light in the picture: ``ExposureAnalysis/backlit``
+  /// times ``lightShown(_:percentiles:)``. The colour estimate's trust and the cast rules'
+  /// "light in the scene" both read it.
+  static func backlitByShownLight(_ exposure: ExposureAnalysis, highlightWarmth: Double?)
+    -> Double
+  {
+    exposure.backlit
+      * lightShown(highlightWarmth, percentiles: exposure.lightnessPercentiles)
   }
 
   /// log2 of each channel divided by green.

@@ -248,9 +248,9 @@ enum CastRemoval {
   /// → 46 % of the input ΔE2000, magenta 51.0 % → 42 %, the untouched photos still left alone.
   /// Of the 85 shared photos, 20 have two readings of one sign beyond 0.05 (sunsets, night
   /// scenes and lamps, leaves and flowers, rooms, cats, tinted glass); `retouch auto` changed
-  /// on one of them, an aloe before a
-  /// green cloth in studio light (tint 0.02 → 0.13, the cloth a little less green): the others
-  /// were already corrected by agreement, or are not trusted, or are lit by their own light.
+  /// on one of them, an aloe before a green cloth in studio light (tint 0.02 → 0.13, the cloth
+  /// a little less green): the others were already corrected by agreement, or are not
+  /// trusted, or are lit by their own light.
   static func removedTint(_ a: PhotoAnalysis) -> Double {
     let confidence = tintConfidence(a)
     let own = removedShare(of: a.color.greenTint, confidence: confidence, ramp: tintRamp(for: a))
@@ -288,14 +288,14 @@ enum CastRemoval {
   /// How clearly the light is part of the scene (0...1): a photo dark on purpose or scored as
   /// a light scene (night lights), a room lit by lamps (indoor score 0.2–0.5), or, for half, a
   /// backlit frame with the light in it (the brightest percent 35–50 L* above the median, and
-  /// its brightest detail coloured like warm light, ``ColorMeasurement/lightShown(_:)``; half,
+  /// its brightest detail coloured like warm light,
+  /// ``ColorMeasurement/backlitByShownLight(_:highlightWarmth:)``; half,
   /// because a daylight landscape under a bright sky at golden hour measures the same).
   static func warmLightScene(_ a: PhotoAnalysis) -> Double {
     return max(
       a.score(.light), a.exposure.isDarkOnPurpose ? 1 : 0,
-      0.5 * a.exposure.backlit
-        * ColorMeasurement.lightShown(
-          a.color.highlightWarmth, percentiles: a.exposure.lightnessPercentiles),
+      0.5
+        * ColorMeasurement.backlitByShownLight(a.exposure, highlightWarmth: a.color.highlightWarmth),
       Sizing.ramp(a.score(.indoor), from: 0.2, to: 0.5))
   }
 
