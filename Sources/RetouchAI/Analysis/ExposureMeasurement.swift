@@ -302,8 +302,20 @@ enum ExposureMeasurement {
       shadowClipping: blackShare,
       highlightClipping: Double(stats.totals.highlightClipped) / n,
       subjectLuminance: subjectMean, sceneEV100: sceneEV, isDarkOnPurpose: darkOnPurpose,
-      suggestedEV: ev, blownShare: blownShare)
+      suggestedEV: ev, blownShare: blownShare,
+      channelFloor: channelFloor(stats.floorHistogram, total: stats.pixelCount))
     return (exposure, intent)
+  }
+
+  /// The percentile of the per-pixel darkest channel that ``ExposureAnalysis/channelFloor``
+  /// reads.
+  static let channelFloorPercentile = 0.005
+
+  /// L* of a grey at the ``channelFloorPercentile`` of `floors` (counts of `min(r, g, b)` per
+  /// encoded code value).
+  static func channelFloor(_ floors: [Int], total: Int) -> Double {
+    let code = percentileBin(floors, channelFloorPercentile, total: total)
+    return PixelStatistics.lightness(Double(SRGBTables.decode8[code]))
   }
 
   /// The first luminance-histogram bin (of `bins`) at or above ``blownLuminance``.

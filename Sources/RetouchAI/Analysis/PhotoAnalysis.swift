@@ -102,14 +102,24 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// detail. Unlike ``highlightClipping`` a single channel clipped by a colour cast or a
   /// saturated colour does not count. Nil in analyses made before it was measured.
   public var blownShare: Double?
+  /// L* of the black level in every channel: a grey whose encoded value is the darkest
+  /// channel (`min(r, g, b)`) of the pixel at the 0.5th percentile of that minimum, i.e. 99.5 %
+  /// of the pixels have all three channels at least this bright. A black level lifted in the
+  /// display values (a matte export, a faded print) or a veil of scattered light raises every
+  /// channel, so this rises with the darkest percent's L*; a scene whose darkest parts are
+  /// deep colours (a blue sky, red fruit, green leaves) or have true black in them keeps it
+  /// near 0 however light its darkest percent reads. Nil in analyses made before it was
+  /// measured.
+  public var channelFloor: Double?
 
   public init(
     meanLuminance: Double, keyLuminance: Double, lightnessPercentiles: [Double],
     lightnessDeviation: Double, shadowClipping: Double, highlightClipping: Double,
     subjectLuminance: Double, sceneEV100: Double?, isDarkOnPurpose: Bool, suggestedEV: Double,
-    meanLuma: Double = 0, blownShare: Double? = nil
+    meanLuma: Double = 0, blownShare: Double? = nil, channelFloor: Double? = nil
   ) {
     self.blownShare = blownShare
+    self.channelFloor = channelFloor
     self.meanLuminance = meanLuminance
     self.keyLuminance = keyLuminance
     self.lightnessPercentiles = lightnessPercentiles

@@ -29,6 +29,9 @@ struct PixelStatistics {
   let height: Int
   /// Counts of linear luminance, ``histogramBins`` bins.
   var histogram: [Int]
+  /// Counts of each pixel's darkest encoded channel, `min(r, g, b)`, 256 bins: how far up the
+  /// black level sits in every channel (``ExposureAnalysis/channelFloor``).
+  var floorHistogram: [Int]
   /// The pass's sums, added band by band in order.
   var totals: BandSums
   /// Linear Rec. 709 (or P3) luminance per pixel, row-major.
@@ -71,6 +74,7 @@ struct PixelStatistics {
     let bandTotal = bands.count
     var partials = [BandSums](repeating: BandSums(), count: bandTotal)
     var histograms = [UInt32](repeating: 0, count: bandTotal * bins)
+    var floorHistograms = [UInt32](repeating: 0, count: bandTotal * 256)
     let toXYZ = image.colorSpace.toXYZ.map(Float.init)
     let weights = image.colorSpace.lumaWeights
     // The two planes are left uninitialised: the bands cover every row, and the pass writes every
@@ -85,11 +89,14 @@ struct PixelStatistics {
           let src = SendableRawPointer(base)
           partials.withUnsafeMutableBufferPointer { partialBuffer in
             histograms.withUnsafeMutableBufferPointer { histBuffer in
+             floorHistograms.withUnsafeMutableBufferPointer { floorBuffer in
               guard let pb = partialBuffer.baseAddress, let hb = histBuffer.baseAddress,
-                let yb = yBuffer.baseAddress, let lb = lBuffer.baseAddress
+                let fb = floorBuffer.baseAddress, let yb = yBuffer.baseAddress,
+                let lb = lBuffer.baseAddress
               else { return }
               let pPtr = SendableRawPointer(UnsafeMutableRawPointer(pb))
               let hPtr = SendableRawPointer(UnsafeMutableRawPointer(hb))
+              let fPtr = SendableRawPointer(UnsafeMutableRawPointer(fb))
               let yPtr = SendableRawPointer(UnsafeMutableRawPointer(yb))
               let lPtr = SendableRawPointer(UnsafeMutableRawPointer(lb))
               let context = PassContext(
@@ -99,11 +106,13 @@ struct PixelStatistics {
                   let sums = context.run(
                     rows: bands[band], source: src.pointer.assumingMemoryBound(to: UInt8.self),
                     histogram: hPtr.pointer.assumingMemoryBound(to: UInt32.self) + band * bins,
+                    floorHistogram: fPtr.pointer.assumingMemoryBound(to: UInt32.self) + band * 256,
                     luminance: yPtr.pointer.assumingMemoryBound(to: Float.self),
                     luma: lPtr.pointer.assumingMemoryBound(to: Float.self))
                   (pPtr.pointer.assumingMemoryBound(to: BandSums.self) + band).pointee = sums
                 }
               }
+             }
             }
           }
         }
@@ -116,6 +125,11 @@ struct PixelStatistics {
       let offset = band * bins
       for i in 0..<bins { hist[i] += Int(histograms[offset + i]) }
     }
+    var floors = [Int](repeating: 0, count: 256)
+    for band in 0..<bandTotal {
+      for i in 0..<256 { floors[i] += Int(floorHistograms[band * 256 + i]) }
+    }
+    floorHistogram = floors
     var total = BandSums()
     for p in partials { total.add(p) }
     histogram = hist
@@ -216,7 +230,8 @@ private struct PassContext: Sendable {
   /// CPU on a 512×384 copy); a real cut would need it vectorised across pixels.
   func run(
     rows: Range<Int>, source: UnsafePointer<UInt8>, histogram: UnsafeMutablePointer<UInt32>,
-    luminance: UnsafeMutablePointer<Float>, luma: UnsafeMutablePointer<Float>
+    floorHistogram: UnsafeMutablePointer<UInt32>, luminance: UnsafeMutablePointer<Float>,
+    luma: UnsafeMutablePointer<Float>
   ) -> BandSums {
     var s = BandSums()
     let decode = SRGBTables.decode8
@@ -254,6 +269,7 @@ private struct PassContext: Sendable {
             let bin = Self.roundedIndex(yLin * binScale, max: maxBin)
             histogram[bin] &+= 1
             let hi8 = max(r8, g8, b8)
+            floorHistogram[Int(min(r8, g8, b8))] &+= 1
             if hi8 >= Self.highlightCode { s.highlightClipped += 1 }
             if hi8 <= Self.shadowCode { s.shadowClipped += 1 }
 

@@ -52,9 +52,12 @@ extension Recipe {
     // below where fog, mist or snow keep theirs. In a frame made mostly of its brightest
     // material (snow, a white wall, a pale sky) the darkest percent is a dark thing in the
     // scene, not a black level that was lifted (``PhotoAnalysis/brightDominated``).
+    // A lift raises every channel, so the darkest pixels turn grey; a frame whose darkest
+    // percent is light but whose darkest channels still reach black (a deep blue sky, a
+    // saturated flower, a night street with lit walls) has its blacks in place.
     let lifted =
       Sizing.ramp(p1, from: 10, to: 22) * (1 - Sizing.ramp(p1, from: 28, to: 38))
-      * (1 - a.brightDominated)
+      * (1 - a.brightDominated) * a.greyFloor(from: 2.5, to: 5.5)
     if veil > 0 {
       p = ToneFit.veilRemoval(a, strength: 0.95)
       // A veil also washes colour out.
@@ -164,10 +167,30 @@ extension PhotoAnalysis {
   /// overexposed (snow, sand or a bright sky given too much light), not veiled. A veil also
   /// pulls the median down toward the black level it raised (medians 5–49 % of the way up the
   /// span on the shared set's hazy copies), so a frame made mostly of its brightest material
-  /// (``brightDominated``: snow, 86–89 % up) is not veiled either.
+  /// (``brightDominated``: snow, 86–89 % up) is not veiled either. Scattered light adds to
+  /// every channel alike, so the channels' floor (``ExposureAnalysis/channelFloor``) must be
+  /// raised with it (see ``greyFloor(from:to:)``): bright cables against a deep blue sky read
+  /// a darkest percent of L* 50 with its red channel near L* 31, and were given a dehaze.
   var veil: Double {
     Sizing.ramp(lightnessOnceExposed(percentile: 1), from: 43, to: 53)
+      * greyFloor(from: 33, to: 43)
       * Sizing.ramp(24 - exposure.lightnessDeviation, from: 2, to: 10)
       * (1 - Sizing.ramp(exposure.blownShare ?? 0, from: 0.2, to: 0.4)) * (1 - brightDominated)
+  }
+
+  /// How clearly the black level is raised in every channel, 0...1: a ramp over
+  /// ``ExposureAnalysis/channelFloor`` as it will be once a measured underexposure is undone.
+  /// 1 for analyses made before the floor was measured.
+  ///
+  /// Lifted blacks and veils raise all three channels, so the darkest pixels turn grey: the
+  /// harness's mildest lift (8 % of white added in the display values) puts the floor at L*
+  /// 6.3–20 on the 15 `dev` references, and its mildest haze at L* 50.4 and up. Photos whose
+  /// darkest percent is light by their content keep a deep channel: of 59 shared photos
+  /// outside the `dev` set, the eleven with the darkest percent at L* 10–34 have floors of L*
+  /// 0–3.6 (a blue sky, dune grass, a backlit leaf, a night street, a cat) but three (a
+  /// lamp-lit ceiling 6.8, a salad 6.3, a studio aloe 11.3).
+  func greyFloor(from lo: Double, to hi: Double) -> Double {
+    guard let floor = exposure.channelFloor else { return 1 }
+    return Sizing.ramp(exposure.lightnessOnceExposed(floor), from: lo, to: hi)
   }
 }

@@ -66,14 +66,28 @@ enum ToneFit {
 
   /// Sliders that lower a raised black level in the display values, `y' = (y − k)/(1 − k)`
   /// (levels), which inverts a lifted-blacks curve `y = k + (1 − k)·x`. `k` is how far the
-  /// encoded 1st percentile sits above where a clean photo keeps it (L* 2), times `strength`
-  /// (0...1); the fit keeps the whites where they are.
+  /// encoded 1st percentile sits above where a clean photo keeps it (L* 2), or, when less, how
+  /// far the channel floor (``ExposureAnalysis/channelFloor``) sits above a clean photo's (L*
+  /// 1), times `strength` (0...1); the fit keeps the whites where they are.
+  ///
+  /// The lift puts every pixel that had a black channel at `k` in that channel, so the floor
+  /// reads `k` itself, while the darkest percent also holds the photo's own dark tones lifted
+  /// with it: on the harness's lifted copies (`k` = 0.08) the 1st percentile read up to L* 20
+  /// (encoded 0.19) where the floor read L* 6.3 (0.08). A photo whose darkest percent is light
+  /// by its content, with a floor only a little raised (a lamp-lit ceiling: L* 27.6 and 6.8),
+  /// is moved by what its floor shows, not by a quarter of its range.
   static func blackLevelRemoval(_ a: PhotoAnalysis, strength: Double) -> [EditSettingType: Double] {
     let levels = ExposureAnalysis.percentileKeys.map {
       SRGBTables.encodeExact(luminance(lightness: a.lightness(percentile: $0)))
     }
     let cleanBlack = SRGBTables.encodeExact(luminance(lightness: 2))
-    let k = max(levels[0] - cleanBlack, 0) / (1 - cleanBlack) * strength
+    var lift = max(levels[0] - cleanBlack, 0) / (1 - cleanBlack)
+    if let floor = a.exposure.channelFloor {
+      let encoded = SRGBTables.encodeExact(luminance(lightness: floor))
+      let cleanFloor = SRGBTables.encodeExact(luminance(lightness: 1))
+      lift = min(lift, max(encoded - cleanFloor, 0) / (1 - cleanFloor))
+    }
+    let k = lift * strength
     guard k > 0.01 else { return [:] }
     let targets = levels.map { max(($0 - k) / (1 - k), 0) }
     return fit(

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchCore
+import RetouchRender
+import Testing
+
+@testable import RetouchAI
+
+/// A lifted black level or a veil raises every channel; a photo whose darkest percent is light
+/// by its content (a deep blue sky, a lamp-lit ceiling) keeps a dark channel. The channel floor
+/// tells the two apart, and sizes the black-level fix.
+@Suite("Channel floor: lifted blacks and veils against light content")
+struct ChannelFloorTests {
+  let engine = SuggestionEngine()
+
+  /// The floor is the L* of the 0.5th percentile of the per-pixel darkest channel.
+  @Test func floorReadsTheDarkestChannel() {
+    var floors = [Int](repeating: 0, count: 256)
+    floors[0] = 4  // 0.4 %: under the percentile
+    floors[20] = 96
+    floors[200] = 900
+    let l = ExposureMeasurement.channelFloor(floors, total: 1000)
+    let expected = PixelStatistics.lightness(SRGBTables.decodeExact(20.0 / 255))
+    #expect(abs(l - expected) < 1e-4, "\(l) against \(expected)")
+    floors[0] = 6  // 0.6 %: now the floor is black
+    floors[20] = 94
+    #expect(ExposureMeasurement.channelFloor(floors, total: 1000) == 0)
+  }
+
+  /// The harness's mildest lift (`0.08 + 0.92·x` in display values) puts the floor at the lift,
+  /// L* 6.3, on a photo whose own floor is black.
+  @Test func liftRaisesTheFloor() throws {
+    let photo = try AnalysisFixtures.decode("d08").image
+    let before = try #require(engine.analysis(of: photo).exposure.channelFloor)
+    let lifted = AnalysisFixtures.mapped(photo) { _, v in 0.08 + 0.92 * v }
+    let after = try #require(engine.analysis(of: lifted).exposure.channelFloor)
+    #expect(before < 3, "\(before)")
+    #expect(after >= 6 && after < 8, "\(after)")
+  }
+
+  /// A kite in a deep blue sky (d21): the darkest percent reads L* 20, where Punch's lifted
+  /// ramp is well under way, but the red channel of the sky reaches black. It is left alone
+  /// (it was given Blacks −1 and Contrast +0.25), and the same photo with its blacks lifted is
+  /// given them back.
+  @Test func deepSkyIsNotALiftedBlackLevel() throws {
+    let sky = try AnalysisFixtures.decode("d21").image
+    let analysis = engine.analysis(of: sky)
+    #expect(analysis.lightness(percentile: 1) > 15)
+    #expect(try #require(analysis.exposure.channelFloor) < 1)
+    #expect(engine.topSuggestion(for: sky) == nil)
+    let lifted = AnalysisFixtures.mapped(sky) { _, v in 0.12 + 0.88 * v }
+    let config = try #require(engine.topSuggestion(for: lifted))
+    #expect(config.value(of: .blacks) < -0.2, "\(config)")
+  }
+
+  /// Bright cables against a deep blue sky (d10): the darkest percent reads L* 50, a veil's, but
+  /// its floor is L* 34. It is not dehazed (it was, by 0.35), while the same photo under a veil
+  /// of scattered light (the harness's mild haze, `0.75·x + 0.1875` in linear light) is.
+  @Test func brightSkyIsNotAVeil() throws {
+    let sky = try AnalysisFixtures.decode("d10").image
+    #expect(engine.analysis(of: sky).lightness(percentile: 1) > 45)
+    #expect((engine.topSuggestion(for: sky) ?? .neutral).value(of: .dehaze) == 0)
+    let hazy = AnalysisFixtures.mapped(sky) { _, v in
+      SRGBTables.encodeExact(0.75 * SRGBTables.decodeExact(v) + 0.1875)
+    }
+    let config = try #require(engine.topSuggestion(for: hazy))
+    #expect(config.value(of: .dehaze) > 0.2, "\(config)")
+  }
+
+  /// The black-level fix takes away what the floor shows when the darkest percent says more: a
+  /// lamp-lit ceiling's darkest percent at L* 27.6 over a floor at L* 6.8 asked for Blacks −1.
+  @Test func blackLevelRemovalIsBoundedByTheFloor() {
+    var a = balancedAnalysis()
+    a.exposure.lightnessPercentiles = [27.6, 35, 45, 56, 70, 90, 99]
+    let byPercentile = ToneFit.blackLevelRemoval(a, strength: 1)
+    a.exposure.channelFloor = 6.8
+    let byFloor = ToneFit.blackLevelRemoval(a, strength: 1)
+    #expect((byPercentile[.blacks] ?? 0) < -0.8, "\(byPercentile)")
+    #expect((byFloor[.blacks] ?? 0) > -0.4 && (byFloor[.blacks] ?? 0) < 0, "\(byFloor)")
+    // A floor as high as the darkest percent changes nothing.
+    a.exposure.channelFloor = 27.6
+    #expect(ToneFit.blackLevelRemoval(a, strength: 1) == byPercentile)
+  }
+}
