@@ -254,11 +254,32 @@ enum CastRemoval {
   static func removedTint(_ a: PhotoAnalysis) -> Double {
     let confidence = tintConfidence(a)
     let own = removedShare(of: a.color.greenTint, confidence: confidence, ramp: tintRamp(for: a))
-    guard let grey = a.color.greyPixelTint, grey * a.color.greenTint > 0 else { return own }
+    guard let grey = a.color.greyPixelTint else { return own }
+    guard grey * a.color.greenTint > 0 else { return boundedByGreyPixels(own, grey) }
     let both = abs(grey) < abs(a.color.greenTint) ? grey : a.color.greenTint
     let ramp = blend(tintRamp, toward: agreedTintRamp, by: 1 - warmLightScene(a))
     let agreed = removedShare(of: both, confidence: confidence, ramp: ramp)
-    return abs(agreed) > abs(own) ? agreed : own
+    return boundedByGreyPixels(abs(agreed) > abs(own) ? agreed : own, grey)
+  }
+
+  /// How far past the grey pixels' own reading a tint correction may go (log2 units).
+  static let greyPixelTintTolerance = 0.03
+
+  /// `removed` (a tint to take out, signed) cut to what the grey pixels read in its direction,
+  /// plus ``greyPixelTintTolerance``; 0 when that leaves less than a correction's smallest step.
+  ///
+  /// The two-estimate mean is pulled by dominant colours, and along green–magenta those are
+  /// the scene's own far more often than a cast: ivy filling the frame read 0.22 green (grey
+  /// pixels 0.06), dune grass under a deep sky 0.56 magenta and Paris clouds 0.21 magenta
+  /// (grey pixels −0.02 and +0.04), and each was given a visible tint correction. A cast tints
+  /// the grey things in the picture too, so the harness's green and magenta casts are read by
+  /// both methods alike.
+  static func boundedByGreyPixels(_ removed: Double, _ grey: Double) -> Double {
+    guard removed != 0 else { return 0 }
+    let direction: Double = removed > 0 ? 1 : -1
+    let limit = max(0, direction * grey + greyPixelTintTolerance)
+    let bounded = min(abs(removed), limit)
+    return bounded >= 0.04 ? direction * bounded : 0
   }
 
   /// The tint ramp for this photo: ``tintRamp`` moved toward ``agreedTintRamp`` as the two
