@@ -83,3 +83,29 @@ struct ChannelFloorTests {
     #expect(ToneFit.blackLevelRemoval(a, strength: 1) == byPercentile)
   }
 }
+
+/// A veil needs a picture under it: a frame whose percentiles lie within a few L* has none to
+/// bring out.
+@Suite("Veil: a flat frame has no picture to dehaze")
+struct FlatFrameVeilTests {
+  let engine = SuggestionEngine()
+
+  /// A nearly all-white minimal photo (g45) 0.7 EV under is a flat light grey (L* 73–80). It
+  /// is not dehazed (it was, by 0.85, into dark grey), while the same photo under the
+  /// harness's strong haze of an ordinary photo (d08) still is.
+  @Test func underexposedWhiteFrameIsNotDehazed() throws {
+    let white = try AnalysisFixtures.decode("g45").image
+    let k = pow(2, -0.7)
+    let under = AnalysisFixtures.gained(white, k, k, k)
+    let analysis = engine.analysis(of: under)
+    #expect(analysis.lightness(percentile: 99) - analysis.lightness(percentile: 1) < 8)
+    #expect(analysis.veil < 0.1, "\(analysis.veil)")
+    #expect((engine.topSuggestion(for: under) ?? .neutral).value(of: .dehaze) == 0)
+    let photo = try AnalysisFixtures.decode("d08").image
+    let hazy = AnalysisFixtures.mapped(photo) { _, v in
+      SRGBTables.encodeExact(0.55 * SRGBTables.decodeExact(v) + 0.3375)
+    }
+    let config = try #require(engine.topSuggestion(for: hazy))
+    #expect(config.value(of: .dehaze) > 0.3, "\(config)")
+  }
+}

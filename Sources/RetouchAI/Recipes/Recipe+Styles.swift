@@ -170,10 +170,16 @@ extension PhotoAnalysis {
   /// (``brightDominated``: snow, 86–89 % up) is not veiled either. Scattered light adds to
   /// every channel alike, so the channels' floor (``ExposureAnalysis/channelFloor``) must be
   /// raised with it (see ``greyFloor(from:to:)``): bright cables against a deep blue sky read
-  /// a darkest percent of L* 50 with its red channel near L* 31, and were given a dehaze.
+  /// a darkest percent of L* 50 with its red channel near L* 31, and were given a dehaze. And
+  /// a frame whose darkest and brightest percent lie within 6–12 L* of each other shows no
+  /// picture under the veil to bring out, like the flat frames brightening leaves alone: a
+  /// nearly all-white minimal photo 0.7 EV under (L* 73–80) was dehazed by 0.85 into dark
+  /// grey (ΔE2000 against the photo 10.7 → 30.9). A featureless grey, such as a hazed black
+  /// frame, stays grey.
   var veil: Double {
     Sizing.ramp(lightnessOnceExposed(percentile: 1), from: 43, to: 53)
       * greyFloor(from: 33, to: 43)
+      * Sizing.ramp(lightness(percentile: 99) - lightness(percentile: 1), from: 6, to: 12)
       * Sizing.ramp(24 - exposure.lightnessDeviation, from: 2, to: 10)
       * (1 - Sizing.ramp(exposure.blownShare ?? 0, from: 0.2, to: 0.4)) * (1 - brightDominated)
   }
