@@ -192,9 +192,9 @@ extension PhotoAnalysis {
   /// harness's mildest lift (8 % of white added in the display values) puts the floor at L*
   /// 6.3–20 on the 15 `dev` references, and its mildest haze at L* 50.4 and up. Photos whose
   /// darkest percent is light by their content keep a deep channel: of 59 shared photos
-  /// outside the `dev` set, the eleven with the darkest percent at L* 10–34 have floors of L*
-  /// 0–3.6 (a blue sky, dune grass, a backlit leaf, a night street, a cat) but three (a
-  /// lamp-lit ceiling 6.8, a salad 6.3, a studio aloe 11.3).
+  /// outside the `dev` set, eleven have the darkest percent at L* 10–34; eight of them have
+  /// floors of L* 0–3.6 (a blue sky, dune grass, a backlit leaf, a night street, a cat), three
+  /// 6.3–11.3 (a lamp-lit ceiling, a salad, a studio aloe).
   func greyFloor(from lo: Double, to hi: Double) -> Double {
     guard let floor = exposure.channelFloor else { return 1 }
     return Sizing.ramp(exposure.lightnessOnceExposed(floor), from: lo, to: hi)
