@@ -33,7 +33,7 @@ struct GreyPixelTintBoundTests {
     let k = 0.2126 * 1.1 + 0.7152 + 0.0722 * 1.1
     let cast = AnalysisFixtures.gained(clouds, 1.1 / k, 1 / k, 1.1 / k)
     let config = try #require(engine.topSuggestion(for: cast))
-    let fixed = Self.render(config, on: cast)
+    let fixed = cast.applyingEditConfig(config)
     let castTint = Self.tint(cast) - Self.tint(clouds)
     let left = Self.tint(fixed) - Self.tint(clouds)
     #expect(castTint < -0.1, "\(castTint)")
@@ -44,10 +44,5 @@ struct GreyPixelTintBoundTests {
   static func tint(_ image: Image) -> Double {
     let m = AnalysisFixtures.channelMeans(image)
     return log2(m.g / (m.r * m.b).squareRoot())
-  }
-
-  static func render(_ config: EditConfig, on image: Image) -> Image {
-    RenderPlan(config, sourceSize: image.size, renderScale: 1, includesGeometry: false).render(
-      image)
   }
 }

@@ -268,8 +268,8 @@ private struct PassContext: Sendable {
             rowLuma += Double(l601)
             let bin = Self.roundedIndex(yLin * binScale, max: maxBin)
             histogram[bin] &+= 1
-            let hi8 = max(r8, g8, b8)
-            floorHistogram[Int(min(r8, g8, b8))] &+= 1
+            let hi8 = max(r8, g8, b8), lo8 = min(r8, g8, b8)
+            floorHistogram[Int(lo8)] &+= 1
             if hi8 >= Self.highlightCode { s.highlightClipped += 1 }
             if hi8 <= Self.shadowCode { s.shadowClipped += 1 }
 
@@ -314,7 +314,7 @@ private struct PassContext: Sendable {
             sampled += 1
 
             // Hue shares, split between the two mixer bands that bracket the HSV hue.
-            let e8max = hi8, e8min = min(r8, g8, b8)
+            let e8max = hi8, e8min = lo8
             if e8max > e8min {
               let c = Float(e8max - e8min) / 255
               let t = min(1, c / 0.15)

@@ -255,11 +255,14 @@ enum CastRemoval {
     let confidence = tintConfidence(a)
     let own = removedShare(of: a.color.greenTint, confidence: confidence, ramp: tintRamp(for: a))
     guard let grey = a.color.greyPixelTint else { return own }
-    guard grey * a.color.greenTint > 0 else { return boundedByGreyPixels(own, grey) }
-    let both = abs(grey) < abs(a.color.greenTint) ? grey : a.color.greenTint
-    let ramp = blend(tintRamp, toward: agreedTintRamp, by: 1 - warmLightScene(a))
-    let agreed = removedShare(of: both, confidence: confidence, ramp: ramp)
-    return boundedByGreyPixels(abs(agreed) > abs(own) ? agreed : own, grey)
+    var removed = own
+    if grey * a.color.greenTint > 0 {
+      let both = abs(grey) < abs(a.color.greenTint) ? grey : a.color.greenTint
+      let ramp = blend(tintRamp, toward: agreedTintRamp, by: 1 - warmLightScene(a))
+      let agreed = removedShare(of: both, confidence: confidence, ramp: ramp)
+      if abs(agreed) > abs(own) { removed = agreed }
+    }
+    return boundedByGreyPixels(removed, grey)
   }
 
   /// How far past the grey pixels' own reading a tint correction may go (log2 units).
