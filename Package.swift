@@ -56,11 +56,18 @@ let package = Package(
     // MARK: Face detection: dlib's built-in HOG frontal face detector behind a small C ABI
     // (libdlib-dev, libblas-dev, liblapack-dev). Built for this CPU: dlib's HOG features and
     // filter scans are header templates compiled here, and -march=native makes them 1.5-2x faster.
+    // On Linux dlib is linked from its static archive: the detector pulls a few of its objects,
+    // while the shared library is loaded, relocated and initialised whole by every process that
+    // links it, whether it detects a face or not (`retouch --version` 11.4 -> 9.8 ms, a 12 MP
+    // `retouch apply` 138.2 -> 136.1 ms, medians of 90 and 30 alternating runs). dlib's headers
+    // still call LAPACK (an SVD), so BLAS and LAPACK stay shared.
     .target(
       name: "CRetouchFaces",
       cxxSettings: [.unsafeFlags(["-O3", "-march=native"])],
       linkerSettings: [
-        .linkedLibrary("dlib"), .linkedLibrary("blas"), .linkedLibrary("lapack"),
+        .unsafeFlags(["-Xlinker", "-l:libdlib.a"], .when(platforms: [.linux])),
+        .linkedLibrary("dlib", .when(platforms: [.macOS])),
+        .linkedLibrary("blas"), .linkedLibrary("lapack"),
         .linkedLibrary("pthread", .when(platforms: [.linux])),
       ]),
 
