@@ -68,6 +68,22 @@ struct ChannelFloorTests {
     #expect(config.value(of: .dehaze) > 0.2, "\(config)")
   }
 
+  /// The harness's mildest lift (`0.08 + 0.92·x`) on camera photos with black in them puts the
+  /// darkest percent at L* 7–11, under or at the start of where the lifted-blacks ramp started
+  /// (L* 10–22), and both of these kept the whole lift. Their floors read the lift (every
+  /// channel raised), so it is taken off, while the photos themselves are left alone.
+  @Test func mildLiftIsTakenOff() throws {
+    for id in ["g77", "g74"] {
+      let photo = try AnalysisFixtures.decode(id).image
+      #expect(engine.topSuggestion(for: photo) == nil, "\(id)")
+      let lifted = AnalysisFixtures.mapped(photo) { _, v in 0.08 + 0.92 * v }
+      let analysis = engine.analysis(of: lifted)
+      #expect(analysis.lightness(percentile: 1) < 12, "\(id): \(analysis.lightness(percentile: 1))")
+      let config = try #require(engine.topSuggestion(for: lifted), "\(id)")
+      #expect(config.value(of: .blacks) < -0.15, "\(id): \(config)")
+    }
+  }
+
   /// The black-level fix takes away what the floor shows when the darkest percent says more: a
   /// lamp-lit ceiling's darkest percent at L* 27.6 over a floor at L* 6.8 asked for Blacks −1.
   @Test func blackLevelRemovalIsBoundedByTheFloor() {
