@@ -114,14 +114,55 @@ struct CorrectionEvidenceTests {
   @Test func mildWarmCastOnDaylightPhotoIsMostlyRemoved() throws {
     let original = try Self.photo("g47")
     let warm = AnalysisFixtures.gained(original, 1.15, 1, 1 / 1.15)
-    let before = engine.analysis(of: original).color.warmth
-    let cast = engine.analysis(of: warm).color.warmth
     let config = try #require(engine.topSuggestion(for: warm))
     #expect(config.value(of: .temperature) < 0, "\(config)")
-    let after = engine.analysis(of: warm.applyingEditConfig(config)).color.warmth
+    expectCast(of: warm, from: original, undoneBy: config, toWithin: 0.5)
+  }
+
+  /// Expects `config` to bring the warmth the analysis reads on `castCopy` back to within
+  /// `share` of the cast it was given (the difference from `original`'s own reading).
+  func expectCast(
+    of castCopy: Image, from original: Image, undoneBy config: EditConfig,
+    toWithin share: Double, sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    let before = engine.analysis(of: original).color.warmth
+    let cast = engine.analysis(of: castCopy).color.warmth
+    let after = engine.analysis(of: castCopy.applyingEditConfig(config)).color.warmth
     #expect(
-      abs(after - before) < 0.5 * abs(cast - before),
-      "warmth \(before) → cast \(cast) → after \(after)")
+      abs(after - before) < share * abs(cast - before),
+      "warmth \(before) → cast \(cast) → after \(after)", sourceLocation: sourceLocation)
+  }
+
+  /// The harness's strong cast (linear gains `1 + 0.3` and `1/(1 + 0.3)`, scaled so a grey
+  /// keeps its luminance) toward warm or cool.
+  static func strongCast(_ image: Image, warm: Bool) -> Image {
+    let (r, b) = warm ? (1.3, 1 / 1.3) : (1 / 1.3, 1.3)
+    let k = 0.2126 * r + 0.7152 + 0.0722 * b
+    return AnalysisFixtures.gained(image, r / k, 1 / k, b / k)
+  }
+
+  /// Backlit frames with a uniform warm cast (g59, an animal indoors against a bright window;
+  /// g92, a landscape against the sky): the mean, the grey pixels and the brightest detail
+  /// read the cast alike, so it is not the warm light of a sunset shown in the frame, and Cool
+  /// Down takes most of it off. Both were left cast, with a colour confidence of 0.21.
+  @Test(arguments: ["g59", "g92"])
+  func uniformWarmCastOnBacklitPhotoIsRemoved(id: String) throws {
+    let original = try Self.photo(id)
+    #expect(engine.topSuggestion(for: original) == nil, "\(id) is good as it is")
+    let warm = Self.strongCast(original, warm: true)
+    let config = try #require(engine.topSuggestion(for: warm))
+    #expect(config.value(of: .temperature) < 0, "\(config)")
+    expectCast(of: warm, from: original, undoneBy: config, toWithin: 0.5)
+  }
+
+  /// A flash photo at night (g85) given a strong cool cast turns from 41 % to 87 % blue and
+  /// aqua, like sky or sea; its three readings of the cast agree, so it is warmed back. It
+  /// was offered no Warm Up at all.
+  @Test func uniformCoolCastIsNotTakenForABlueScene() throws {
+    let original = try Self.photo("g85")
+    let cool = Self.strongCast(original, warm: false)
+    let config = try #require(Recipe.warmUp.config(for: engine.analysis(of: cool)))
+    expectCast(of: cool, from: original, undoneBy: config, toWithin: 0.6)
   }
 
   /// Snow in shade (g84) underexposed by 0.7, 1.3 and 2 EV in linear light: the grey, flat

@@ -65,7 +65,14 @@ enum ColorMeasurement {
     // as backlit, but its brightest detail is cloud or sky, which a warm cast tints only by
     // the cast: its estimate keeps the trust a cast needs to be removed.
     let p = exposure.lightnessPercentiles
-    let backlit = Self.backlitByShownLight(exposure, highlightWarmth: highlightWarmth)
+    // Less when the three readings of the warmth agree, as a cast makes them (see
+    // ``readingsAgree(warmth:greyPixelWarmth:highlightWarmth:)``).
+    let backlit =
+      Self.backlitByShownLight(exposure, highlightWarmth: highlightWarmth)
+      * (1
+        - Self.readingsAgree(
+          warmth: warmth, greyPixelWarmth: greyPixels.map { min(max($0.warmth, -3), 3) },
+          highlightWarmth: highlightWarmth.map { min(max($0, -3), 3) }))
     let warmLight = ExposureMeasurement.smoothstep(0.3, 0.7, warmth)
     let lightIsScene = (1 - 0.7 * darkIntent) * (1 - 0.7 * backlit * warmLight)
     // In fog or mist (the darkest percent at L* 25–40 and up) most of what the camera saw is
@@ -126,6 +133,34 @@ enum ColorMeasurement {
   {
     exposure.backlit
       * lightShown(highlightWarmth, percentiles: exposure.lightnessPercentiles)
+  }
+
+  /// Where the three readings of the blue–amber axis count as one: 1 when they lie within
+  /// 0.12 (log2 R/B) of each other, 0 from 0.25.
+  static let agreeingReadings = 0.12...0.25
+
+  /// How alike the blue–amber readings of the two-estimate mean, the grey pixels and the
+  /// brightest detail are (0...1, ``agreeingReadings``); 0 without both other readings.
+  ///
+  /// Light shown in the picture colours it unevenly: the sky by the sun, the lamps and what
+  /// they light are warmer than the shade lit by the rest of the sky. Of the shared set's
+  /// backlit photos that read warmer than 0.3 (sunsets, lamp-lit rooms, night streets), nine
+  /// have readings 0.28–2.2 apart and one, a shop front lit by its lamps, 0.21. A white balance
+  /// off by a gain per channel shifts every pixel alike: under the harness's strong warm cast
+  /// an animal indoors against a bright window read 0.77, 0.76 and 0.79 and a landscape
+  /// against the sky 0.77, 0.83 and 0.71 (0.09, 0.00, 0.03 and 0.04, 0.04, −0.04 without the
+  /// cast); both lost their trust to the light-in-frame doubt (0.80 → 0.21, 0.79 → 0.21) and
+  /// were left cast as if lit by a sunset. The estimate's trust uses this; the cast rules'
+  /// "light in the scene" does not (a daylight photo warm by choice reads alike too: a dev
+  /// photo at 0.21, 0.26 and 0.30 lost its warmth when it did).
+  static func readingsAgree(warmth: Double, greyPixelWarmth: Double?, highlightWarmth: Double?)
+    -> Double
+  {
+    guard let grey = greyPixelWarmth, let highlight = highlightWarmth else { return 0 }
+    let spread = max(warmth, grey, highlight) - min(warmth, grey, highlight)
+    return 1
+      - ExposureMeasurement.smoothstep(
+        agreeingReadings.lowerBound, agreeingReadings.upperBound, spread)
   }
 
   /// log2 of each channel divided by green.

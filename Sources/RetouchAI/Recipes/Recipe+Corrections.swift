@@ -167,12 +167,13 @@ extension Recipe {
     // to 90 % of the photo's colour. A frame made mostly of its brightest material that is
     // blue (snow in shade, a pale sky; ``PhotoAnalysis/brightDominated``) is not warmed at all:
     // both estimates read that material as the light, and its blue is the scene's. Underexposed
-    // snow in shade measured −0.59 with confidence 0.96 and was warmed by +0.7.
+    // snow in shade measured −0.59 with confidence 0.96 and was warmed by +0.7. The rise is
+    // less as the three readings agree (``CastRemoval/blueScene(_:from:to:)``).
     if !warm {
       let blueMaterial = a.brightDominated * Sizing.ramp(a.color.blueShare, from: 0.5, to: 0.7)
       let required =
         CastRemoval.minimumConfidence
-        + (0.6 - CastRemoval.minimumConfidence) * Sizing.ramp(a.color.blueShare, from: 0.6, to: 0.9)
+        + (0.6 - CastRemoval.minimumConfidence) * CastRemoval.blueScene(a, from: 0.6, to: 0.9)
         + blueMaterial
       guard CastRemoval.trust(a) >= required else { return nil }
     }
@@ -338,10 +339,31 @@ enum CastRemoval {
     a.color.confidence * (1 - Sizing.ramp(a.exposure.blownShare ?? 0, from: 0.1, to: 0.3))
   }
 
+  /// How clearly blue and aqua colour the photo because its scene is blue (0...1): the share
+  /// of blue and aqua (``ColorAnalysis/blueShare``) on a ramp from `from` to `to`, less as the
+  /// two-estimate mean, the grey pixels and the brightest detail read the same blue–amber cast
+  /// (``ColorMeasurement/readingsAgree(warmth:greyPixelWarmth:highlightWarmth:)``).
+  ///
+  /// Sky and sea colour the mean more than the grey things and the brightest detail: the
+  /// shared set's storm clouds read −0.74, −0.97 and −0.74, a blue sky −0.59, −0.14 and −0.41,
+  /// an aurora 0.01, −0.25 and −1.39. A cool cast makes every photo blue and every reading
+  /// alike: under the harness's strong cool cast a flash photo at night went from 41 % to 87 %
+  /// blue and aqua and read −0.48, −0.63 and −0.54, and was offered no Warm Up; a backlit sky
+  /// (86 % to 100 %, −0.44, −0.43, −0.60) was warmed by 0.25 where 0.44 now brings it back.
+  /// A frame made mostly of bright blue material is still not warmed (snow in shade reads
+  /// alike too; see ``Recipe/warmUp``).
+  static func blueScene(_ a: PhotoAnalysis, from: Double, to: Double) -> Double {
+    let agree = ColorMeasurement.readingsAgree(
+      warmth: a.color.warmth, greyPixelWarmth: a.color.greyPixelWarmth,
+      highlightWarmth: a.color.highlightWarmth)
+    return Sizing.ramp(a.color.blueShare, from: from, to: to) * (1 - agree)
+  }
+
   /// The warmth ramp for this photo: ``warmthRamp`` moved toward ``warmLightRamp`` (a warm
   /// estimate) by ``warmLightScene(_:)``, or toward ``blueSceneRamp`` (a cool estimate) as
-  /// blue and aqua go from 50 % to 80 % of the photo's colour; then, for what is left of the
-  /// plain-scene ramp, toward ``agreedWarmthRamp`` by ``warmthAgreement(_:)``.
+  /// blue and aqua go from 50 % to 80 % of the photo's colour (``blueScene(_:from:to:)``);
+  /// then, for what is left of the plain-scene ramp, toward ``agreedWarmthRamp`` by
+  /// ``warmthAgreement(_:)``.
   static func warmthRamp(for a: PhotoAnalysis) -> (start: Double, full: Double) {
     let toward: (start: Double, full: Double)
     let amount: Double
@@ -350,7 +372,7 @@ enum CastRemoval {
       amount = warmLightScene(a)
     } else {
       toward = blueSceneRamp
-      amount = Sizing.ramp(a.color.blueShare, from: 0.5, to: 0.8)
+      amount = blueScene(a, from: 0.5, to: 0.8)
     }
     let scene = blend(warmthRamp, toward: toward, by: amount)
     return blend(scene, toward: agreedWarmthRamp, by: warmthAgreement(a) * (1 - amount))
