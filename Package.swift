@@ -71,6 +71,13 @@ let package = Package(
         .linkedLibrary("pthread", .when(platforms: [.linux])),
       ]),
 
+    // MARK: Hot pixel kernels in C, each where measured Swift stays more than 1.5x behind it (see
+    // each kernel's doc comment and its Swift twin). Built for baseline x86-64: the vector code
+    // carries its own target attributes and runs only where the CPU reports the features.
+    .target(
+      name: "CRetouchKernels",
+      cSettings: [.unsafeFlags(["-O3"])]),
+
     // MARK: Benchmark only: a C reference of the fused colour pass, for retouch-bench's render
     // suite (compared with, never linked into a library or the CLI; built for this CPU).
     .target(
@@ -84,7 +91,7 @@ let package = Package(
       swiftSettings: optimized),
     .target(
       name: "RetouchRender",
-      dependencies: ["RetouchCore"],
+      dependencies: ["RetouchCore", "CRetouchKernels"],
       swiftSettings: optimized),
     .target(
       name: "RetouchIO",

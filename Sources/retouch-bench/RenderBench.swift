@@ -5,7 +5,7 @@ import Foundation
 import RetouchCore
 import RetouchEditor
 import RetouchIO
-import RetouchRender
+@_spi(Benchmarks) import RetouchRender
 
 /// `retouch-bench render`: a typical edit file → edit → JPEG q90 against the codec floor (and,
 /// with `--peers`, the peers' chain); re-rendering a preview after a slider move, per stage; the
@@ -402,6 +402,13 @@ enum RenderBench {
     let noSharpName = "render without sharpening"
     let copyName = "stage: image copy (copy-on-write)"
     let lutApplyName = "kernel: colour LUT apply alone"
+    // The same table kernel forced to its Swift version, and both on one thread: the C twin is
+    // kept only while Swift stays more than 1.5× behind it.
+    let vector = ColorLUT3D.vectorKernelAvailable
+    let kernelName = vector ? "C twin (AVX-512)" : "Swift (no AVX-512 here)"
+    let lutSwiftName = "kernel: colour LUT apply alone, Swift"
+    let lut1Name = "kernel: colour LUT apply alone, 1 thread"
+    let lutSwift1Name = "kernel: colour LUT apply alone, Swift, 1 thread"
     let plusVignetteName = "render: colour-only + vignette"
     let plusToneName = "render: colour-only + highlights, shadows"
     var plusVignette = colorOnly
@@ -456,6 +463,27 @@ enum RenderBench {
         copy.withUnsafeMutableBytes { _ in }
         let start = now()
         lut.apply(to: &copy)
+        return (nil, (now() - start) * 1000)
+      },
+      BenchCase(name: lutSwiftName, owner: "Retouch") {
+        var copy = source
+        copy.withUnsafeMutableBytes { _ in }
+        let start = now()
+        lut.apply(to: &copy, vectorKernel: false)
+        return (nil, (now() - start) * 1000)
+      },
+      BenchCase(name: lut1Name, owner: "Retouch") {
+        var copy = source
+        copy.withUnsafeMutableBytes { _ in }
+        let start = now()
+        lut.apply(to: &copy, threads: 1)
+        return (nil, (now() - start) * 1000)
+      },
+      BenchCase(name: lutSwift1Name, owner: "Retouch") {
+        var copy = source
+        copy.withUnsafeMutableBytes { _ in }
+        let start = now()
+        lut.apply(to: &copy, threads: 1, vectorKernel: false)
         return (nil, (now() - start) * 1000)
       },
       BenchCase(name: noSharpName, owner: "Retouch") {
@@ -515,7 +543,16 @@ enum RenderBench {
     printTable(
       "Where the typical preview's time goes (kernels timed directly, same round robin)", stages,
       reference: noSharpName,
-      note: "Ratios to the render without sharpening (= copy + LUT build + guide + fused pass).")
+      note: """
+        Ratios to the render without sharpening (= copy + LUT build + guide + fused pass). \
+        "colour LUT apply alone" is the 8-bit table kernel renders use here: \(kernelName); \
+        "Swift" forces its Swift version (the same bytes).
+        """)
+    print(
+      String(
+        format: "colour table kernel, Swift / \(kernelName): %.2f× on 2 threads, %.2f× on 1 "
+          + "thread (a C kernel is kept only while Swift stays more than 1.5× behind it)",
+        m(lutSwiftName) / m(lutApplyName), m(lutSwift1Name) / m(lut1Name)))
     let fused = m(noSharpName) - m(lutName) - m(guideName) - m(copyName)
     print(
       String(

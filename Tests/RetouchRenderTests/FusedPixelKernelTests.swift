@@ -4,7 +4,7 @@ import RetouchCore
 import RetouchTestSupport
 import Testing
 
-@testable import RetouchRender
+@_spi(Benchmarks) @testable import RetouchRender
 
 /// Colour and tone at strong values, so the table is far from the identity.
 private let colourEdit = EditConfig(properties: [
@@ -121,6 +121,55 @@ struct FusedPixelKernelTests {
         / Double(fused.count)
       #expect(worst <= 4 && mean <= 0.45, "count \(count): max \(worst), mean \(mean)")
     }
+  }
+
+  /// The table alone on RGB runs the C twin where the CPU has it: byte for byte the Swift
+  /// kernel, for every run length around its 32-pixel steps and a few long ones, in place and
+  /// from another buffer, leaving the bytes after the run alone; and on a whole image in bands.
+  @Test(.enabled(if: ColorLUT3D.vectorKernelAvailable))
+  func vectorTwinGivesTheSwiftKernelsBytes() {
+    let lut = ColorLUT3D(ColorToneTransform(colourEdit, colorSpace: .sRGB))
+    var rng = SeededRandom(seed: 99)
+    for count in Array(1...70) + [255, 256, 4099] {
+      let row = FusedRow(count: count, rng: &rng)
+      let n = 3 * count
+      var swift = row.pixels
+      swift.withUnsafeMutableBufferPointer { p in
+        lut.apply8Fused(
+          p.baseAddress!, count: count, channels: 3, gains: nil, vignette: nil,
+          vectorKernel: false)
+      }
+      var inPlace = row.pixels + [UInt8](repeating: 77, count: 96)
+      inPlace.withUnsafeMutableBufferPointer { p in
+        lut.apply8Fused(p.baseAddress!, count: count, channels: 3, gains: nil, vignette: nil)
+      }
+      var copied = [UInt8](repeating: 77, count: n + 96)
+      row.pixels.withUnsafeBufferPointer { src in
+        copied.withUnsafeMutableBufferPointer { p in
+          lut.apply8Fused(
+            p.baseAddress!, count: count, channels: 3, gains: nil, vignette: nil,
+            source: src.baseAddress)
+        }
+      }
+      // The first byte that differs, if any (printing whole rows would bury it).
+      func firstDifference(_ a: ArraySlice<UInt8>) -> Int? {
+        zip(a, swift).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+      }
+      #expect(firstDifference(inPlace[..<n]) == nil, "in place, \(count) pixels")
+      #expect(firstDifference(copied[..<n]) == nil, "from another buffer, \(count) pixels")
+      #expect(
+        inPlace[n...].allSatisfy { $0 == 77 } && copied[n...].allSatisfy { $0 == 77 },
+        "the bytes after \(count) pixels")
+    }
+    let bytes = (0..<(3 * 333 * 77)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+    let image = Image(width: 333, height: 77, format: .rgb8, bytes: bytes)
+    var vector = image
+    lut.apply(to: &vector, threads: 2, minimumBandHeight: 16, vectorKernel: true)
+    var scalar = image
+    lut.apply(to: &scalar, threads: 2, minimumBandHeight: 16, vectorKernel: false)
+    let (v, w) = (vector.withUnsafeBytes { Array($0) }, scalar.withUnsafeBytes { Array($0) })
+    #expect(v.indices.first { v[$0] != w[$0] } == nil, "whole image in bands")
+    #expect(v != bytes, "the table changes the image")
   }
 
   @Test func staysWithinTheRowItIsGiven() {

@@ -40,8 +40,10 @@ import RetouchCore
 /// - 12 MP 16-bit RGB: ≈ 200 ms (unchanged); the float `sample` path: ≈ 17 ns per pixel.
 /// - 2048×1536 8-bit colour-only render of the strong edit on 2 threads, wall clock at load ≈ 4:
 ///   19 ms with the table cached, 27 ms with a build.
-/// Not met: 12 MP in ≤ 20 ms on 2 threads (needs ≈ 3 ns per pixel per thread) and the 5 ms
-/// colour-only render (needs the build under ≈ 1 ms and ≈ 2.5 ns per pixel per thread).
+/// Not met then: 12 MP in ≤ 20 ms on 2 threads (needs ≈ 3 ns per pixel per thread) and the
+/// 5 ms colour-only render (needs the build under ≈ 1 ms and ≈ 2.5 ns per pixel per thread).
+/// The 8-bit RGB path now has a C twin where the CPU has AVX-512 (≈ 2.6 ns per pixel per
+/// thread on a real photo; see `FusedPixelKernel.swift`).
 public struct ColorLUT3D: Sendable {
   /// Grid points per axis (2…129).
   public let size: Int
@@ -271,6 +273,16 @@ public struct ColorLUT3D: Sendable {
   /// The result does not depend on `threads` or `minimumBandHeight` (pixels are independent).
   /// Cost: one pass over the pixels, no allocation beyond un-sharing the image's storage.
   public func apply(to image: inout Image, threads: Int? = nil, minimumBandHeight: Int = 16) {
+    apply(to: &image, threads: threads, minimumBandHeight: minimumBandHeight, vectorKernel: true)
+  }
+
+  /// ``apply(to:threads:minimumBandHeight:)`` with the 8-bit RGB kernel chosen by the caller:
+  /// `vectorKernel` false keeps to the Swift kernel where its C twin would run
+  /// (``vectorKernelAvailable``). Both give the same bytes; the benchmark compares their speed.
+  @_spi(Benchmarks)
+  public func apply(
+    to image: inout Image, threads: Int? = nil, minimumBandHeight: Int = 16, vectorKernel: Bool
+  ) {
     let width = image.width
     let height = image.height
     let format = image.format
@@ -281,7 +293,9 @@ public struct ColorLUT3D: Sendable {
         rows: height, minimumBandHeight: minimumBandHeight, threads: threads
       ) { rows in
         if format.bitDepth == 8 {
-          self.apply8(pixels.pointer, width: width, rows: rows, channels: format.channelCount)
+          self.apply8(
+            pixels.pointer, width: width, rows: rows, channels: format.channelCount,
+            vectorKernel: vectorKernel)
         } else {
           self.apply16(pixels.pointer, width: width, rows: rows, channels: format.channelCount)
         }
@@ -304,16 +318,18 @@ public struct ColorLUT3D: Sendable {
     return unsafeBitCast(t, to: SIMD4<UInt32>.self) &- 0x4B40_0000
   }
 
-  /// The 8-bit kernel: ``apply8Fused(_:count:channels:gains:vignette:source:)`` without a
-  /// gain or a vignette, row by row (see there for the fixed point and the measurements).
+  /// The 8-bit kernel: ``apply8Fused(_:count:channels:gains:vignette:source:vectorKernel:)``
+  /// without a gain or a vignette, over the band's rows as one run of pixels (the rows are
+  /// packed; see there for the fixed point and the measurements).
   func apply8(
-    _ base: UnsafeMutableRawPointer, width: Int, rows: Range<Int>, channels: Int
+    _ base: UnsafeMutableRawPointer, width: Int, rows: Range<Int>, channels: Int,
+    vectorKernel: Bool = true
   ) {
-    for y in rows {
-      apply8Fused(
-        base.assumingMemoryBound(to: UInt8.self) + y * width * channels, count: width,
-        channels: channels, gains: nil, vignette: nil)
-    }
+    guard !rows.isEmpty else { return }
+    apply8Fused(
+      base.assumingMemoryBound(to: UInt8.self) + rows.lowerBound * width * channels,
+      count: rows.count * width, channels: channels, gains: nil, vignette: nil,
+      vectorKernel: vectorKernel)
   }
 
   func apply16(

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import CRetouchKernels
 import RetouchCore
 
 /// The 8-bit per-pixel stages of a render in one pass: the local tone gain (a multiplier of
@@ -35,11 +36,24 @@ import RetouchCore
 /// thread, best of 5 (release, 2-core AVX-512 VM, other work on the other core): table alone
 /// 44 ms, with gains 64, with vignette 70, all three 94 ms (before the pipelining: 67, 82, 94,
 /// 108). On the typical edit's 12 MP `retouch apply`, callgrind counted 1.07 G instructions in
-/// this pass against 1.17 G for the three separate passes it replaced. An AVX-512 twin in C
-/// (16 pixels per gather, same bytes) was written and timed against the unpipelined kernel:
-/// 59, 65, 76 and 87 ms, only 1.14–1.26× faster then and slower than this kernel now, because
-/// a 16-lane gather on this CPU costs what 16 scalar loads do (2.1 against 2.0 ns in a
-/// micro-benchmark). Far from the 1.5× the project asks of a C kernel, so it was not kept.
+/// this pass against 1.17 G for the three separate passes it replaced.
+///
+/// **The table alone has a C twin.** RGB pixels through a 33-point table with neither gain nor
+/// vignette take `rt_lut33_apply_rgb8` (`CRetouchKernels`) where the CPU has AVX-512 F, BW,
+/// VL, DQ and VBMI (``vectorKernelAvailable``): 32 pixels a step in 16-bit lanes (the bytes
+/// split into channels by one byte permute each, the grid coordinate computed as
+/// `32v + (((32v + 128)·257) >> 16)` instead of read from ``axis8``, the tetrahedra picked
+/// with lane masks), then per 8 pixels four 64-bit gathers of the packed corners, four
+/// multiply-adds, one multishift for the three rounded bytes and a byte permute to pack them.
+/// It gives this kernel's bytes (tests). Swift has no gathers, byte permutes or multishifts,
+/// and its version of the same work stays 1.97× behind on two threads (8.6 against 4.3 ms)
+/// and 1.89× on one (15.4 against 8.1 ms): `retouch-bench preview`, 2048×1536 of a real
+/// photo, same round robin. That takes the colour-only preview from 8.2 to 4.8 ms. A first C
+/// twin, which also gathered the axis words and the 8-bit codes (11 gathers per 16 pixels,
+/// and a 16-lane gather on this CPU costs about what 16 scalar loads do), was only
+/// 1.14–1.26× faster than this kernel was then and was not kept. The gain and vignette paths
+/// stay in Swift for that reason: they read 12 more tables per pixel (decode, grid
+/// coordinate, decode, encode), which gathers would read no faster.
 ///
 /// **Also measured and not kept: the vignette on encoded values, 8 lanes at a time.** On each
 /// segment of the sRGB curve a linear-light multiplier `k` is exact in encoded terms
@@ -63,7 +77,8 @@ extension ColorLUT3D {
   /// The grid size the fused kernel's input table is built for.
   static let fusedSize = 33
 
-  /// Whether ``apply8Fused(_:count:channels:gains:vignette:source:)`` can take gains with this table.
+  /// Whether ``apply8Fused(_:count:channels:gains:vignette:source:vectorKernel:)`` can take
+  /// gains with this table.
   var supportsFused8: Bool { size == Self.fusedSize }
 
   /// Linear light in 16384 steps (the index of ``PixelStages/linearToCode8``) → the encoded
@@ -79,8 +94,16 @@ extension ColorLUT3D {
     Float(SRGBTables.decodeExact(Double(v) / 4080) * 16383)
   }
 
+  /// Whether this CPU runs the C twin of the table-alone path for 8-bit RGB
+  /// (`rt_lut33_apply_rgb8`, x86-64 with AVX-512 F, BW, VL, DQ and VBMI).
+  @_spi(Benchmarks) public static let vectorKernelAvailable = rt_lut33_rgb8_available() != 0
+
   /// Gain, table and vignette on `count` packed 8-bit pixels into `row` (from `source`, or in
   /// place).
+  ///
+  /// A 33-point table alone (no gain, no vignette) on RGB pixels runs the C twin of this kernel
+  /// where the CPU has it (``vectorKernelAvailable``): the same bytes, about twice as fast (see
+  /// the type's discussion).
   ///
   /// - Parameters:
   ///   - gains: one linear-light multiplier per pixel applied before the table (local tone), or
@@ -88,11 +111,22 @@ extension ColorLUT3D {
   ///   - vignette: one linear-light multiplier per pixel applied after it, or nil for none.
   ///   - source: where to read the pixels (the same layout, `count` pixels) when they are not to
   ///     be read from `row` itself; nil works in place.
+  ///   - vectorKernel: false keeps to this Swift kernel (tests and the benchmark compare the
+  ///     two).
   func apply8Fused(
     _ row: UnsafeMutablePointer<UInt8>, count: Int, channels: Int, gains: UnsafePointer<Float>?,
-    vignette: UnsafePointer<Float>?, source: UnsafePointer<UInt8>? = nil
+    vignette: UnsafePointer<Float>?, source: UnsafePointer<UInt8>? = nil,
+    vectorKernel: Bool = true
   ) {
     guard count > 0 else { return }
+    if vectorKernel, gains == nil, vignette == nil, channels == 3, size == Self.fusedSize,
+      Self.vectorKernelAvailable
+    {
+      packed8.withUnsafeBufferPointer { table in
+        rt_lut33_apply_rgb8(table.baseAddress, source ?? UnsafePointer(row), row, count)
+      }
+      return
+    }
     precondition(gains == nil || supportsFused8, "gains need a \(Self.fusedSize)-point table")
     let n = size
     let diagonal = 1 &+ n &+ n &* n

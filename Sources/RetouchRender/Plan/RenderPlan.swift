@@ -478,8 +478,8 @@ struct PixelStages: Sendable {
 
   /// ``processRow(_:_:width:channels:eightBit:scratch:)`` for 8-bit rows with a colour table
   /// and neither clarity nor grain: local tone, table and vignette in one pass
-  /// (``ColorLUT3D/apply8Fused(_:count:channels:gains:vignette:source:)``), the vignette skipped inside
-  /// its inner ellipse, where it is exactly 1.
+  /// (``ColorLUT3D/apply8Fused(_:count:channels:gains:vignette:source:vectorKernel:)``), the
+  /// vignette skipped inside its inner ellipse, where it is exactly 1.
   ///
   /// - Parameter source: the row to read when it is not `row` itself (nil: in place).
   func fusedRow8(
