@@ -109,26 +109,38 @@ RT_AVX512 void rt_lut33_apply_rgb8(
     __m512i wB = _mm512_sub_epi16(wMid, wMin);
 
     __m512i out[4];
-#define RT_LANE(x, q) _mm512_extracti32x4_epi32(x, q)
-#define RT_CORNER(x, q) _mm512_i32gather_epi64(_mm256_cvtepu16_epi32(RT_LANE(x, q)), base, 8)
-#define RT_WEIGHT(x, q) _mm512_cvtepu16_epi64(RT_LANE(x, q))
-#define RT_EIGHT(q)                                                                               \
+#define RT_HALF(x, h) _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(x, h))
+#define RT_EIGHTH(x, e) ((e) ? _mm512_extracti64x4_epi64(x, 1) : _mm512_castsi512_si256(x))
+#define RT_CORNER(x, e) _mm512_i32gather_epi64(RT_EIGHTH(x, e), base, 8)
+#define RT_WEIGHT(x, e) _mm512_cvtepu32_epi64(RT_EIGHTH(x, e))
+#define RT_EIGHT(h, e)                                                                            \
   do {                                                                                            \
-    __m512i s = _mm512_mullo_epi64(RT_CORNER(cell, q), RT_WEIGHT(w0, q));                         \
+    __m512i s = _mm512_mullo_epi64(RT_CORNER(i0, e), RT_WEIGHT(v0, e));                           \
     s = _mm512_add_epi64(s, rounding);                                                            \
-    s = _mm512_add_epi64(s, _mm512_mullo_epi64(RT_CORNER(cornerA, q), RT_WEIGHT(wA, q)));         \
-    s = _mm512_add_epi64(s, _mm512_mullo_epi64(RT_CORNER(cornerB, q), RT_WEIGHT(wB, q)));         \
-    s = _mm512_add_epi64(s, _mm512_mullo_epi64(RT_CORNER(far, q), RT_WEIGHT(wMin, q)));           \
-    out[q] = _mm512_multishift_epi64_epi8(fields, s);                                             \
+    s = _mm512_add_epi64(s, _mm512_mullo_epi64(RT_CORNER(iA, e), RT_WEIGHT(vA, e)));              \
+    s = _mm512_add_epi64(s, _mm512_mullo_epi64(RT_CORNER(iB, e), RT_WEIGHT(vB, e)));              \
+    s = _mm512_add_epi64(s, _mm512_mullo_epi64(RT_CORNER(i1, e), RT_WEIGHT(v1, e)));              \
+    out[2 * h + e] = _mm512_multishift_epi64_epi8(fields, s);                                     \
   } while (0)
-    RT_EIGHT(0);
-    RT_EIGHT(1);
-    RT_EIGHT(2);
-    RT_EIGHT(3);
+    // Per 16 pixels the indices and weights are widened to 32 bits once, then per 8 pixels
+    // the corners are gathered and weighted in 64-bit lanes.
+#define RT_SIXTEEN(h)                                                                             \
+  do {                                                                                            \
+    __m512i i0 = RT_HALF(cell, h), iA = RT_HALF(cornerA, h), iB = RT_HALF(cornerB, h),            \
+            i1 = RT_HALF(far, h);                                                                 \
+    __m512i v0 = RT_HALF(w0, h), vA = RT_HALF(wA, h), vB = RT_HALF(wB, h),                        \
+            v1 = RT_HALF(wMin, h);                                                                \
+    RT_EIGHT(h, 0);                                                                               \
+    RT_EIGHT(h, 1);                                                                               \
+  } while (0)
+    RT_SIXTEEN(0);
+    RT_SIXTEEN(1);
+#undef RT_SIXTEEN
 #undef RT_EIGHT
 #undef RT_WEIGHT
 #undef RT_CORNER
-#undef RT_LANE
+#undef RT_EIGHTH
+#undef RT_HALF
     // All loads of this step are done, so `dst` may be `src`.
     size_t first = m >= 16 ? 48 : 3 * m;
     _mm512_mask_storeu_epi8(dst, low_bytes(first), _mm512_permutex2var_epi8(out[0], pack, out[1]));

@@ -42,7 +42,7 @@ import RetouchCore
 ///   19 ms with the table cached, 27 ms with a build.
 /// Not met then: 12 MP in ≤ 20 ms on 2 threads (needs ≈ 3 ns per pixel per thread) and the
 /// 5 ms colour-only render (needs the build under ≈ 1 ms and ≈ 2.5 ns per pixel per thread).
-/// The 8-bit RGB path now has a C twin where the CPU has AVX-512 (≈ 2.6 ns per pixel per
+/// The 8-bit RGB path now has a C twin where the CPU has AVX-512 (≈ 2.5 ns per pixel per
 /// thread on a real photo; see `FusedPixelKernel.swift`).
 public struct ColorLUT3D: Sendable {
   /// Grid points per axis (2…129).

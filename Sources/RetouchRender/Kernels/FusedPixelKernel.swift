@@ -46,9 +46,9 @@ import RetouchCore
 /// with lane masks), then per 8 pixels four 64-bit gathers of the packed corners, four
 /// multiply-adds, one multishift for the three rounded bytes and a byte permute to pack them.
 /// It gives this kernel's bytes (tests). Swift has no gathers, byte permutes or multishifts,
-/// and its version of the same work stays 1.97× behind on two threads (8.6 against 4.3 ms)
-/// and 1.89× on one (15.4 against 8.1 ms): `retouch-bench preview`, 2048×1536 of a real
-/// photo, same round robin. That takes the colour-only preview from 8.2 to 4.8 ms. A first C
+/// and its version of the same work stays 1.89× behind on two threads (7.9 against 4.2 ms)
+/// and 1.88× on one (15.1 against 8.0 ms): `retouch-bench preview`, 2048×1536 of a real
+/// photo, same round robin. That takes the colour-only preview from 8.2 to 4.7 ms. A first C
 /// twin, which also gathered the axis words and the 8-bit codes (11 gathers per 16 pixels,
 /// and a 16-lane gather on this CPU costs about what 16 scalar loads do), was only
 /// 1.14–1.26× faster than this kernel was then and was not kept. The gain and vignette paths
