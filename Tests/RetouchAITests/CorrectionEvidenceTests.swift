@@ -137,7 +137,8 @@ struct CorrectionEvidenceTests {
   /// keeps its luminance) toward warm or cool.
   static func strongCast(_ image: Image, warm: Bool) -> Image {
     let (r, b) = warm ? (1.3, 1 / 1.3) : (1 / 1.3, 1.3)
-    let k = 0.2126 * r + 0.7152 + 0.0722 * b
+    let luma = ColorSpace.sRGB.lumaWeights
+    let k = Double(luma.r) * r + Double(luma.g) + Double(luma.b) * b
     return AnalysisFixtures.gained(image, r / k, 1 / k, b / k)
   }
 

@@ -50,6 +50,9 @@ enum ColorMeasurement {
     let illuminant = [exp2(estimate.x), 1, exp2(estimate.z)]
     let warmth = estimate.x - estimate.z
     let greenTint = -0.5 * (estimate.x + estimate.z)
+    // The other readings, kept to the same ±3 as the estimate.
+    let greyWarmth = greyPixels.map { min(max($0.warmth, -3), 3) }
+    let brightestWarmth = highlightWarmth.map { min(max($0, -3), 3) }
 
     // Confidence: enough trusted pixels, the two estimates agree, the photo is not one colour,
     // and the light is not the subject (a night scene's warm lamps are the scene, not a cast).
@@ -71,8 +74,7 @@ enum ColorMeasurement {
       Self.backlitByShownLight(exposure, highlightWarmth: highlightWarmth)
       * (1
         - Self.readingsAgree(
-          warmth: warmth, greyPixelWarmth: greyPixels.map { min(max($0.warmth, -3), 3) },
-          highlightWarmth: highlightWarmth.map { min(max($0, -3), 3) }))
+          warmth: warmth, greyPixelWarmth: greyWarmth, highlightWarmth: brightestWarmth))
     let warmLight = ExposureMeasurement.smoothstep(0.3, 0.7, warmth)
     let lightIsScene = (1 - 0.7 * darkIntent) * (1 - 0.7 * backlit * warmLight)
     // In fog or mist (the darkest percent at L* 25–40 and up) most of what the camera saw is
@@ -90,8 +92,7 @@ enum ColorMeasurement {
       illuminant: illuminant, warmth: warmth, greenTint: greenTint,
       confidence: min(1, max(0, confidence)), meanChroma: meanChroma, hueShares: hueShares,
       greyPixelTint: greyPixels.map { min(max($0.greenTint, -3), 3) },
-      greyPixelWarmth: greyPixels.map { min(max($0.warmth, -3), 3) },
-      highlightWarmth: highlightWarmth.map { min(max($0, -3), 3) })
+      greyPixelWarmth: greyWarmth, highlightWarmth: brightestWarmth)
   }
 
   /// Where the brightest detail's warmth (``HighlightColor``) says the light itself is in the
