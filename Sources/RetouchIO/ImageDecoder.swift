@@ -91,14 +91,21 @@ public struct ImageDecoder: Sendable {
   }
 
   /// Reads a file's bytes (memory-mapped when safe), mapping failures to ``ImageDecodingError``
-  /// of kind `.unreadable`.
+  /// of kind `.unreadable`. A symbolic link is followed: what must be a regular file is the
+  /// file it points to (a directory, device or pipe is refused either way).
   public static func readFile(_ url: URL) throws(ImageDecodingError) -> Data {
     let name = url.lastPathComponent
+    let url = url.resolvingSymlinksInPath()
     let attributes: [FileAttributeKey: Any]
     do {
       attributes = try FileManager.default.attributesOfItem(atPath: url.path)
     } catch {
       throw ImageDecodingError(.unreadable, source: name, detail: "no such file, or it cannot be read.")
+    }
+    if let type = attributes[.type] as? FileAttributeType, type == .typeSymbolicLink {
+      // Still a link after resolving: it points to nothing (or round in a loop).
+      throw ImageDecodingError(
+        .unreadable, source: name, detail: "a symbolic link to no file.")
     }
     if let type = attributes[.type] as? FileAttributeType, type != .typeRegular {
       throw ImageDecodingError(.unreadable, source: name, detail: "not a regular file (\(type.rawValue)).")

@@ -92,6 +92,34 @@ struct InfoCommandTests {
     #expect(r.stderr.contains("photo.jpg: unreadable file"))
   }
 
+  /// A photo reached through a symbolic link is read like the file itself; a link to a
+  /// directory or to nothing is still refused with a clear message.
+  @Test func symbolicLinksAreFollowed() throws {
+    let dir = try CLIRunner.temporaryDirectory()
+    let fm = FileManager.default
+    let link = dir.appendingPathComponent("linked.jpg")
+    try fm.createSymbolicLink(at: link, withDestinationURL: SharedPhotos.url("g04"))
+    let info = try CLIRunner.run(["info", link.path])
+    #expect(info.exitCode == 0, "\(info.stderr)")
+    #expect(info.stdout.contains("JPEG, 600×450"))
+    let out = dir.appendingPathComponent("out.jpg")
+    let apply = try CLIRunner.run(["apply", link.path, "-o", out.path, "--set", "exposure=0.2"])
+    #expect(apply.exitCode == 0, "\(apply.stderr)")
+    #expect(fm.fileExists(atPath: out.path))
+
+    let toDirectory = dir.appendingPathComponent("folder.jpg")
+    try fm.createSymbolicLink(at: toDirectory, withDestinationURL: dir)
+    let d = try CLIRunner.run(["info", toDirectory.path])
+    #expect(d.exitCode == 66)
+    #expect(d.stderr.contains("folder.jpg: unreadable file: not a regular file"), "\(d.stderr)")
+    let dangling = dir.appendingPathComponent("gone.jpg")
+    try fm.createSymbolicLink(
+      at: dangling, withDestinationURL: dir.appendingPathComponent("missing.jpg"))
+    let g = try CLIRunner.run(["info", dangling.path])
+    #expect(g.exitCode == 66)
+    #expect(g.stderr.contains("gone.jpg: unreadable file: a symbolic link to no file"), "\(g.stderr)")
+  }
+
   @Test func oneBadFileDoesNotHideTheOthers() throws {
     let r = try CLIRunner.run(["info", "/nonexistent/a.jpg", SharedPhotos.url("g04").path])
     #expect(r.exitCode == 66)
