@@ -409,6 +409,40 @@ enum RenderBench {
     let lutSwiftName = "kernel: colour LUT apply alone, Swift"
     let lut1Name = "kernel: colour LUT apply alone, 1 thread"
     let lutSwift1Name = "kernel: colour LUT apply alone, Swift, 1 thread"
+    let fusedName = "kernel: gain, LUT, vignette"
+    let fusedSwiftName = "kernel: gain, LUT, vignette, Swift"
+    let fused1Name = "kernel: gain, LUT, vignette, 1 thread"
+    let fusedSwift1Name = "kernel: gain, LUT, vignette, Swift, 1 thread"
+    // A gain and a vignette on every pixel: the shadows/highlights gains of a row of the photo
+    // and the vignette of a row near the top (outside its inner ellipse).
+    let fusedGains: [Float] = {
+      var g = [Float](repeating: 1, count: source.width)
+      let guide = ToneGuide(image: source)
+      let sampler = ToneGuide.Sampler(
+        guide: guide, outputWidth: source.width, outputHeight: source.height)
+      let tone = LocalToneCurve(
+        shadows: typical[.shadows] ?? 0, highlights: typical[.highlights] ?? 0)
+      sampler.fillRow(y: source.height / 2, layer: .tone, into: &g)
+      return g.map { tone.gain(base: $0) }
+    }()
+    let fusedVignette: [Float] = {
+      var v = [Float](repeating: 1, count: source.width)
+      VignetteMask(amount: typical[.vignette] ?? 0, width: source.width, height: source.height)
+        .fillRow(y: source.height / 10, into: &v)
+      return v
+    }()
+    /// The fused pass on an un-shared copy of the source, timed without the copy.
+    func fusedApply(_ name: String, threads: Int?, vectorKernel: Bool) -> BenchCase {
+      BenchCase(name: name, owner: "Retouch") {
+        var copy = source
+        copy.withUnsafeMutableBytes { _ in }
+        let start = now()
+        lut.applyFused(
+          to: &copy, gains: fusedGains, vignette: fusedVignette, threads: threads,
+          vectorKernel: vectorKernel)
+        return (nil, (now() - start) * 1000)
+      }
+    }
     /// The table applied to an un-shared copy of the source, timed without the copy.
     func lutApply(_ name: String, threads: Int?, vectorKernel: Bool) -> BenchCase {
       BenchCase(name: name, owner: "Retouch") {
@@ -472,6 +506,10 @@ enum RenderBench {
       lutApply(lutSwiftName, threads: nil, vectorKernel: false),
       lutApply(lut1Name, threads: 1, vectorKernel: true),
       lutApply(lutSwift1Name, threads: 1, vectorKernel: false),
+      fusedApply(fusedName, threads: nil, vectorKernel: true),
+      fusedApply(fusedSwiftName, threads: nil, vectorKernel: false),
+      fusedApply(fused1Name, threads: 1, vectorKernel: true),
+      fusedApply(fusedSwift1Name, threads: 1, vectorKernel: false),
       BenchCase(name: noSharpName, owner: "Retouch") {
         sink &+= source.applyingEditConfig(withoutSharpen, renderScale: scale).width
         return (nil, nil)
@@ -539,6 +577,11 @@ enum RenderBench {
         format: "colour table kernel, Swift / \(kernelName): %.2f× on 2 threads, %.2f× on 1 "
           + "thread (a C kernel is kept only while Swift stays more than 1.5× behind it)",
         m(lutSwiftName) / m(lutApplyName), m(lutSwift1Name) / m(lut1Name)))
+    print(
+      String(
+        format: "gain, table and vignette kernel, Swift / \(kernelName): %.2f× on 2 threads, "
+          + "%.2f× on 1 thread (the same rule)",
+        m(fusedSwiftName) / m(fusedName), m(fusedSwift1Name) / m(fused1Name)))
     let fused = m(noSharpName) - m(lutName) - m(guideName) - m(copyName)
     print(
       String(

@@ -73,6 +73,28 @@ import Testing
     }
   }
 
+  /// Two fields sampled in one pass give exactly what two separate passes give.
+  @Test func twoFieldsAtOnceEqualOneAtATime() {
+    let image = Self.scene(80, 60, format: .rgb8, seed: 14)
+    let guide = ToneGuide(image: image, maxLongEdge: 20)
+    let (tone, clarity) = (guide.values(.tone), guide.values(.clarity))
+    for (w, h) in [(80, 60), (7, 5), (33, 17), (1, 1)] {
+      let sampler = ToneGuide.Sampler(guide: guide, outputWidth: w, outputHeight: h)
+      let rows = UnsafeMutablePointer<Float>.allocate(capacity: 4 * w)
+      defer { rows.deallocate() }
+      for y in 0..<h {
+        sampler.fillRow(y: y, values: tone, into: rows)
+        sampler.fillRow(y: y, values: clarity, into: rows + w)
+        sampler.fillRows(y: y, tone, into: rows + 2 * w, clarity, into: rows + 3 * w)
+        for x in 0..<w {
+          #expect(
+            rows[x] == rows[2 * w + x] && rows[w + x] == rows[3 * w + x], "\(w)×\(h) (\(x), \(y))")
+        }
+      }
+    }
+    #expect(tone != clarity)
+  }
+
   @Test func guideDoesNotDependOnTheRenderScale() {
     // The guide of a half-size copy, sampled onto the same output grid, matches the full one.
     let full = Self.scene(256, 192, format: .rgb8, seed: 14)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import RetouchCore
 import Testing
 
@@ -32,6 +33,28 @@ import Testing
     }
     // 257-entry table over ρ² with linear interpolation: 1e-4 relative.
     #expect(worst < 1e-4, "worst \(worst)")
+  }
+
+  /// The roots the fused pass's C twin reads are the multipliers to the power 1/2.4, and the
+  /// multipliers are the ones the plain fill gives.
+  @Test(arguments: [0.35, -0.9, 1.0])
+  func rootsAreTheMultipliersRoots(amount: Double) {
+    let mask = VignetteMask(amount: amount, width: 65, height: 47)
+    let plain = Self.rows(mask)
+    let row = UnsafeMutablePointer<Float>.allocate(capacity: 2 * mask.width)
+    defer { row.deallocate() }
+    var worst: Float = 0
+    for y in 0..<mask.height {
+      let inner = mask.fillRow(y: y, into: row, roots: row + mask.width)
+      #expect(inner == mask.unitRange(y: y) ?? mask.width..<mask.width)
+      for x in 0..<mask.width {
+        #expect(row[x] == plain[y][x], "(\(x), \(y))")
+        let want = Foundation.pow(Double(row[x]), 1 / 2.4)
+        worst = max(worst, Float(abs(Double(row[mask.width + x]) - want) / want))
+      }
+    }
+    // SpatialMath.exp2's accuracy (relative).
+    #expect(worst < 1e-5, "relative error \(worst)")
   }
 
   @Test func darkensOrLightensCornersAndKeepsTheCentre() {

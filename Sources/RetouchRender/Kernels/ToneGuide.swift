@@ -370,9 +370,7 @@ public struct ToneGuide: Sendable {
     @inlinable
     public func fillRow(y: Int, values: [Float], into row: UnsafeMutablePointer<Float>) {
       precondition(values.count == guide.width * guide.height, "one value per guide pixel")
-      let (gy, ty) = Sampler.tap(
-        rowOffset + (Double(y) + 0.5) * rowScale - 0.5, count: guide.height)
-      let gy1 = guide.height > 1 ? gy + 1 : gy
+      let (gy, gy1, ty) = rowTaps(y)
       let gw = guide.width
       // Rows first, on the guide's width (a few hundred values), then columns, one run of
       // output columns per guide column: the run's two taps stay in registers and each output
@@ -393,6 +391,56 @@ public struct ToneGuide: Sendable {
                 let a = m[i]
                 let d = m[i + next] - a
                 for x in start..<end { row[x] = a + cw[x] * d }
+              }
+            }
+          }
+        }
+      }
+    }
+
+    /// The guide rows output row `y` interpolates between and the weight of the second.
+    @inlinable
+    func rowTaps(_ y: Int) -> (Int, Int, Float) {
+      let (gy, ty) = Sampler.tap(
+        rowOffset + (Double(y) + 0.5) * rowScale - 0.5, count: guide.height)
+      return (gy, guide.height > 1 ? gy + 1 : gy, ty)
+    }
+
+    /// ``fillRow(y:values:into:)`` for two fields at once (the same taps and weights, one pass
+    /// over the columns): `first` into `row`, `second` into `secondRow`.
+    @inlinable
+    public func fillRows(
+      y: Int, _ first: [Float], into row: UnsafeMutablePointer<Float>, _ second: [Float],
+      into secondRow: UnsafeMutablePointer<Float>
+    ) {
+      let n = guide.width * guide.height
+      precondition(first.count == n && second.count == n, "one value per guide pixel")
+      let (gy, gy1, ty) = rowTaps(y)
+      let gw = guide.width
+      first.withUnsafeBufferPointer { v in
+        second.withUnsafeBufferPointer { u in
+          columnStart.withUnsafeBufferPointer { cs in
+            columnWeight.withUnsafeBufferPointer { cw in
+              withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * gw) { mixed in
+                let m = mixed.baseAddress!
+                let m2 = m + gw
+                let (r0, r1) = (v.baseAddress! + gy * gw, v.baseAddress! + gy1 * gw)
+                let (s0, s1) = (u.baseAddress! + gy * gw, u.baseAddress! + gy1 * gw)
+                for i in 0..<gw {
+                  m[i] = r0[i] + ty * (r1[i] - r0[i])
+                  m2[i] = s0[i] + ty * (s1[i] - s0[i])
+                }
+                let next = gw > 1 ? 1 : 0
+                for i in 0..<gw {
+                  let start = Int(cs[i]), end = Int(cs[i + 1])
+                  guard start < end else { continue }
+                  let (a, d) = (m[i], m[i + next] - m[i])
+                  let (a2, d2) = (m2[i], m2[i + next] - m2[i])
+                  for x in start..<end {
+                    row[x] = a + cw[x] * d
+                    secondRow[x] = a2 + cw[x] * d2
+                  }
+                }
               }
             }
           }

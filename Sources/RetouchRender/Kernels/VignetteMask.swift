@@ -48,8 +48,23 @@ public struct VignetteMask: Sendable {
   /// value: `exp2(0)` is exactly 1).
   @inlinable @discardableResult
   public func fillRow(y: Int, into row: UnsafeMutablePointer<Float>) -> Range<Int> {
+    fill(y: y, row, exponent: -2 * amount)
+  }
+
+  /// ``fillRow(y:into:)``, and the multipliers' 2.4th roots into `roots` (the same falloff
+  /// with the exponent divided by 2.4: `2^(e/2.4)` is `(2^e)^(1/2.4)`), for the fused pass.
+  @inlinable @discardableResult
+  public func fillRow(
+    y: Int, into row: UnsafeMutablePointer<Float>, roots: UnsafeMutablePointer<Float>
+  ) -> Range<Int> {
+    _ = fill(y: y, roots, exponent: -2 * amount / 2.4)
+    return fill(y: y, row, exponent: -2 * amount)
+  }
+
+  /// `2^(k · falloff)` for row `y`; returns the unit range.
+  @inlinable
+  func fill(y: Int, _ row: UnsafeMutablePointer<Float>, exponent k: Float) -> Range<Int> {
     let rowTerm = VignetteMask.halfSquare(y, height)
-    let k = -2 * amount
     let inner = unitRange(y: y) ?? width..<width
     columnTerm.withUnsafeBufferPointer { c in
       @inline(__always) func falloff(_ range: Range<Int>) {

@@ -290,6 +290,9 @@ struct PixelStages: Sendable {
   /// The gain of every guide pixel (``toneGainTable`` at its base plus the exposure); rows of
   /// gains are bilinearly upsampled from it like the base itself would be.
   let toneGainGrid: [Float]
+  /// ``toneGainGrid`` to the power 1/2.4, upsampled alongside it for the fused pass (see
+  /// ``FusedFactors``).
+  let toneGainRootGrid: [Float]
 
   /// ``toneGainTable`` at `base` stops, linearly interpolated.
   static func tabulatedGain(_ table: [Float], base: Float) -> Float {
@@ -335,9 +338,13 @@ struct PixelStages: Sendable {
       toneGainGrid =
         tone.isNeutral
         ? [] : guide.values(.tone).map { Self.tabulatedGain(table, base: $0 + shift) }
+      toneGainRootGrid =
+        ColorLUT3D.vectorKernelAvailable
+        ? toneGainGrid.map { Foundation.pow($0, FusedFactors.rootExponent) } : []
     } else {
       toneSampler = nil
       toneGainGrid = []
+      toneGainRootGrid = []
     }
     lut = ColorLUTCache.shared.lut(
       for: config, colorSpace: colorSpace, size: options.lutSize, threads: options.threads,
@@ -412,15 +419,16 @@ struct PixelStages: Sendable {
     }
   }
 
-  /// Four float rows of scratch, made once per band (never per row).
+  /// Six float rows of scratch, made once per band (never per row).
   final class RowScratch {
-    let tone, clarity, vignette, grain: UnsafeMutablePointer<Float>
+    let tone, clarity, vignette, grain, toneRoot, vignetteRoot: UnsafeMutablePointer<Float>
     private let block: UnsafeMutablePointer<Float>
     init(width: Int) {
-      block = UnsafeMutablePointer<Float>.allocate(capacity: 4 * width)
+      block = UnsafeMutablePointer<Float>.allocate(capacity: 6 * width)
       (tone, clarity, vignette, grain) = (
         block, block + width, block + 2 * width, block + 3 * width
       )
+      (toneRoot, vignetteRoot) = (block + 4 * width, block + 5 * width)
     }
     deinit { block.deallocate() }
   }
@@ -486,23 +494,37 @@ struct PixelStages: Sendable {
     _ y: Int, _ row: UnsafeMutablePointer<UInt8>, width: Int, channels: Int, lut: ColorLUT3D,
     scratch: RowScratch, source: UnsafePointer<UInt8>? = nil
   ) {
-    var gains: UnsafePointer<Float>?
+    // The multipliers' roots only for the C twin, which reads them (see `FusedFactors`).
+    let roots = channels == 3 && ColorLUT3D.vectorKernelAvailable
+    var gains: FusedFactors?
     if let sampler = toneSampler, localTone != nil {
-      sampler.fillRow(y: y, values: toneGainGrid, into: scratch.tone)
-      gains = UnsafePointer(scratch.tone)
+      if roots {
+        sampler.fillRows(
+          y: y, toneGainGrid, into: scratch.tone, toneGainRootGrid, into: scratch.toneRoot)
+      } else {
+        sampler.fillRow(y: y, values: toneGainGrid, into: scratch.tone)
+      }
+      gains = FusedFactors(
+        linear: UnsafePointer(scratch.tone), root: roots ? UnsafePointer(scratch.toneRoot) : nil)
     }
     guard let vignette else {
       lut.apply8Fused(
         row, count: width, channels: channels, gains: gains, vignette: nil, source: source)
       return
     }
-    let inner = vignette.fillRow(y: y, into: scratch.vignette)
-    let v = UnsafePointer(scratch.vignette)
+    let inner =
+      roots
+      ? vignette.fillRow(y: y, into: scratch.vignette, roots: scratch.vignetteRoot)
+      : vignette.fillRow(y: y, into: scratch.vignette)
+    let v = FusedFactors(
+      linear: UnsafePointer(scratch.vignette),
+      root: roots ? UnsafePointer(scratch.vignetteRoot) : nil)
     func span(_ range: Range<Int>, vignette: Bool) {
       let x = range.lowerBound
       lut.apply8Fused(
-        row + x * channels, count: range.count, channels: channels, gains: gains.map { $0 + x },
-        vignette: vignette ? v + x : nil, source: source.map { $0 + x * channels })
+        row + x * channels, count: range.count, channels: channels,
+        gains: gains?.advanced(by: x), vignette: vignette ? v.advanced(by: x) : nil,
+        source: source.map { $0 + x * channels })
     }
     // Left of the inner ellipse, inside it (multiplier 1), right of it.
     span(0..<inner.lowerBound, vignette: true)
