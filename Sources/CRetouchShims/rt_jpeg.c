@@ -4,11 +4,13 @@
 // setjmp and our error_exit longjmps back to it, only across libjpeg's C frames. All state used
 // after a jump (messages, counters, output buffer) lives in the heap-allocated decoder/encoder.
 
+#include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 // jerror.h after jpeglib.h: its message list depends on jconfig.h's arithmetic-coding flags.
 #include <jpeglib.h>
@@ -62,6 +64,10 @@ struct rt_jpeg_encoder {
   unsigned char *buffer;
   size_t capacity;
   size_t size;
+  // Set by rt_jpeg_encoder_write_to_fd: a fixed buffer written out whenever it fills.
+  int writes_to_fd;
+  int fd;
+  int write_errno;
 };
 
 // MARK: Error handling shared by both directions
@@ -83,6 +89,8 @@ static rt_jpeg_status rt_status_for_code(const rt_jpeg_error *err, int code) {
       return RT_JPEG_NO_MEMORY;
     case JERR_INPUT_EMPTY:
       return RT_JPEG_TRUNCATED;
+    case JERR_FILE_WRITE:
+      return RT_JPEG_WRITE_FAILED;
     default:
       // Most errors after the data ran out are consequences of the missing bytes.
       return err->eof_seen ? RT_JPEG_TRUNCATED : RT_JPEG_CORRUPT;
@@ -93,6 +101,13 @@ static void rt_error_exit(j_common_ptr cinfo) {
   rt_jpeg_error *err = (rt_jpeg_error *)cinfo->err;
   (*cinfo->err->format_message)(cinfo, err->message);
   err->status = rt_status_for_code(err, cinfo->err->msg_code);
+  if (!cinfo->is_decompressor && cinfo->err->msg_code == JERR_FILE_WRITE) {
+    // Only the file destination raises it: libjpeg's message guesses at the cause; the
+    // system's reason is added. client_data is the encoder (rt_jpeg_encoder_create).
+    const struct rt_jpeg_encoder *e = (const struct rt_jpeg_encoder *)cinfo->client_data;
+    size_t used = strlen(err->message);
+    snprintf(err->message + used, sizeof err->message - used, " (%s)", strerror(e->write_errno));
+  }
   longjmp(err->jump, 1);
 }
 
@@ -403,8 +418,32 @@ static void rt_dest_init(j_compress_ptr cinfo) {
   e->dest.free_in_buffer = e->capacity;
 }
 
+// Writes `count` bytes of the buffer to the encoder's file, across partial writes and signals;
+// on failure records errno and raises libjpeg's write error (the jump out of the encoder).
+static void rt_dest_write(j_compress_ptr cinfo, size_t count) {
+  rt_jpeg_encoder *e = (rt_jpeg_encoder *)cinfo->client_data;
+  const unsigned char *p = e->buffer;
+  while (count > 0) {
+    ssize_t n = write(e->fd, p, count);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      e->write_errno = n < 0 ? errno : EIO;
+      ERREXIT(cinfo, JERR_FILE_WRITE);
+    }
+    p += n;
+    count -= (size_t)n;
+    e->size += (size_t)n;
+  }
+}
+
 static boolean rt_dest_empty(j_compress_ptr cinfo) {
   rt_jpeg_encoder *e = (rt_jpeg_encoder *)cinfo->client_data;
+  if (e->writes_to_fd) {
+    rt_dest_write(cinfo, e->capacity);
+    e->dest.next_output_byte = e->buffer;
+    e->dest.free_in_buffer = e->capacity;
+    return TRUE;
+  }
   size_t used = e->capacity;
   if (e->capacity > SIZE_MAX / 2) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 98);
   size_t grown = e->capacity * 2;
@@ -419,6 +458,10 @@ static boolean rt_dest_empty(j_compress_ptr cinfo) {
 
 static void rt_dest_term(j_compress_ptr cinfo) {
   rt_jpeg_encoder *e = (rt_jpeg_encoder *)cinfo->client_data;
+  if (e->writes_to_fd) {
+    rt_dest_write(cinfo, e->capacity - e->dest.free_in_buffer);
+    return;
+  }
   e->size = e->capacity - e->dest.free_in_buffer;
 }
 
@@ -507,7 +550,8 @@ rt_jpeg_status rt_jpeg_encoder_start(
   c->restart_interval = s->restart_interval;
   if (s->progressive) jpeg_simple_progression(c);
 
-  size_t capacity = size_hint < 4096 ? 4096 : size_hint;
+  // Writing to a file: a fixed buffer of 256 KB, written out as it fills.
+  size_t capacity = e->writes_to_fd ? 256 * 1024 : size_hint < 4096 ? 4096 : size_hint;
   e->buffer = malloc(capacity);
   if (!e->buffer) {
     snprintf(e->err.message, sizeof e->err.message, "no memory for a %zu-byte output buffer",
@@ -521,6 +565,13 @@ rt_jpeg_status rt_jpeg_encoder_start(
   c->dest = &e->dest;
   jpeg_start_compress(c, TRUE);
   e->started = 1;
+  return RT_JPEG_OK;
+}
+
+rt_jpeg_status rt_jpeg_encoder_write_to_fd(rt_jpeg_encoder *e, int fd) {
+  if (!e || e->started || fd < 0) return rt_encoder_usage(e, "write_to_fd called after start");
+  e->writes_to_fd = 1;
+  e->fd = fd;
   return RT_JPEG_OK;
 }
 
@@ -578,7 +629,7 @@ rt_jpeg_status rt_jpeg_encoder_finish(
     return rt_encoder_usage(e, "finish called before every row was written");
   if (setjmp(e->err.jump)) return e->err.status;
   jpeg_finish_compress(&e->cinfo);
-  *output = e->buffer;
+  *output = e->writes_to_fd ? NULL : e->buffer;
   *output_size = e->size;
   return RT_JPEG_OK;
 }

@@ -80,9 +80,13 @@ enum ApplyCommand: Subcommand {
     } catch {
       throw CLIError(error)
     }
-    let result: JPEGEditPipeline.Output?
+    // The encoder writes the file as it encodes (in place of the output once complete).
+    let warnings: [String]?
     do {
-      result = try JPEGEditPipeline.render(data, source: input.lastPathComponent, config: config, encodeOptions: options)
+      let file = try OutputFile(replacing: output)
+      warnings = try JPEGEditPipeline.render(
+        data, source: input.lastPathComponent, config: config, to: file, encodeOptions: options)
+      if warnings == nil { file.discard() }
     } catch let error as ImageDecodingError {
       throw CLIError(error)
     } catch let error as ImageEncodingError {
@@ -90,13 +94,8 @@ enum ApplyCommand: Subcommand {
     } catch {
       throw CLIError(code: .software, message: "\(error)")
     }
-    guard let result else { return false }
-    for warning in result.warnings { Terminal.error("warning: \(warning)") }
-    do {
-      try result.data.write(to: output, options: .atomic)
-    } catch {
-      throw CLIError(code: .cantCreate, message: "\(output.lastPathComponent): unwritable output: \(error.localizedDescription)")
-    }
+    guard let warnings else { return false }
+    for warning in warnings { Terminal.error("warning: \(warning)") }
     return true
   }
 

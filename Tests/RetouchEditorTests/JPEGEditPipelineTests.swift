@@ -53,6 +53,33 @@ struct JPEGEditPipelineTests {
       streamed.data == reference, "streamed \(streamed.data.count) bytes, plain \(reference.count)")
   }
 
+  /// Written to a file while encoding: the same bytes, in place of what was there; nothing is
+  /// left beside it, and a job that cannot stream leaves the file uncommitted.
+  @Test func writesTheSameBytesToAFile() throws {
+    let data = try SharedPhotos.data("g63")
+    let config = EditConfig(properties: [.shadows: 0.4, .sharpness: 0.4, .vignette: 0.3])
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("pipeline-file-\(UInt64.random(in: 0...UInt64.max))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let destination = directory.appendingPathComponent("out.jpg")
+    try Data("an older export".utf8).write(to: destination)
+
+    let warnings = try JPEGEditPipeline.render(
+      data, source: "g63", config: config, to: OutputFile(replacing: destination))
+    #expect(warnings == [])
+    #expect(try Data(contentsOf: destination) == Self.plain(data, config))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.jpg"])
+
+    let turned = try OutputFile(replacing: destination)
+    #expect(
+      try JPEGEditPipeline.render(
+        data, source: "g63", config: EditConfig(editRotation: .rotate90), to: turned) == nil)
+    turned.discard()
+    #expect(try Data(contentsOf: destination) == Self.plain(data, config))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.jpg"])
+  }
+
   @Test func declinesWhatCannotStream() throws {
     let upright = try SharedPhotos.data("g63")
     // Geometry and noise reduction need the whole image.

@@ -28,7 +28,9 @@ typedef enum rt_jpeg_status {
   /// A warning was raised and the fail mask refused it (see rt_jpeg_decoder_set_fail_mask).
   RT_JPEG_WARNING_REFUSED = 7,
   /// The shim was called out of order or with bad arguments.
-  RT_JPEG_USAGE = 8
+  RT_JPEG_USAGE = 8,
+  /// The output file could not be written (rt_jpeg_encoder_write_to_fd).
+  RT_JPEG_WRITE_FAILED = 9
 } rt_jpeg_status;
 
 /// Colour spaces as the shim reports and accepts them.
@@ -165,6 +167,10 @@ void rt_jpeg_encoder_destroy(rt_jpeg_encoder *encoder);
 rt_jpeg_status rt_jpeg_encoder_start(
     rt_jpeg_encoder *encoder, const rt_jpeg_encode_settings *settings, size_t size_hint);
 /// Writes one marker segment (`code` 0xE0...0xEF or 0xFE); `length` at most 65533.
+/// Before start: the encoded bytes go to the open file `fd` as they are produced (in 256 KB
+/// writes) instead of a memory buffer; finish then reports no buffer and the bytes written. A
+/// failed write stops the encoder with libjpeg's write error and the system's reason.
+rt_jpeg_status rt_jpeg_encoder_write_to_fd(rt_jpeg_encoder *encoder, int fd);
 rt_jpeg_status rt_jpeg_encoder_write_marker(
     rt_jpeg_encoder *encoder, int code, const uint8_t *data, uint32_t length);
 /// Writes an ICC profile as APP2 ICC_PROFILE chunks of at most 65519 bytes each.
@@ -173,7 +179,8 @@ rt_jpeg_status rt_jpeg_encoder_write_icc(
 /// Compresses `rows` rows read from `source`, `stride` bytes apart.
 rt_jpeg_status rt_jpeg_encoder_write_rows(
     rt_jpeg_encoder *encoder, const uint8_t *source, size_t stride, uint32_t rows);
-/// Finishes the file; `*output` stays owned by the encoder until it is destroyed.
+/// Finishes the file; `*output` stays owned by the encoder until it is destroyed (NULL, with the
+/// bytes written in `*output_size`, when writing to a file).
 rt_jpeg_status rt_jpeg_encoder_finish(
     rt_jpeg_encoder *encoder, const uint8_t **output, size_t *output_size);
 /// The message of the last failure (empty when none).

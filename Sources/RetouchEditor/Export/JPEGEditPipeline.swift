@@ -41,6 +41,49 @@ public enum JPEGEditPipeline {
     decodeOptions: DecodeOptions = DecodeOptions(),
     encodeOptions: EncodeOptions = EncodeOptions(), renderOptions: RenderOptions = RenderOptions()
   ) throws -> Output? {
+    try run(
+      data, source: source, config: config, decodeOptions: decodeOptions,
+      encodeOptions: encodeOptions, renderOptions: renderOptions, file: nil)
+  }
+
+  /// ``render(_:source:config:decodeOptions:encodeOptions:renderOptions:)`` with the encoded
+  /// bytes written to `file` while the encoder makes them (so the write overlaps the encode
+  /// instead of following it), then committed in place of its destination. Returns the
+  /// decoder's warnings, or nil when the job cannot stream (the file is then left for the
+  /// caller to discard or use).
+  ///
+  /// - Throws: ``ImageDecodingError`` or ``ImageEncodingError`` as the plain path would (the
+  ///   file is then discarded).
+  public static func render(
+    _ data: Data, source: String, config: EditConfig, to file: OutputFile,
+    decodeOptions: DecodeOptions = DecodeOptions(),
+    encodeOptions: EncodeOptions = EncodeOptions(), renderOptions: RenderOptions = RenderOptions()
+  ) throws -> [String]? {
+    let output: Output?
+    do {
+      output = try run(
+        data, source: source, config: config, decodeOptions: decodeOptions,
+        encodeOptions: encodeOptions, renderOptions: renderOptions, file: file)
+    } catch let error as ImageEncodingError {
+      file.discard()
+      // Named after the file it was writing, not the memory buffer.
+      throw ImageEncodingError(
+        error.kind, destination: file.destination.lastPathComponent, detail: error.detail)
+    } catch {
+      file.discard()
+      throw error
+    }
+    guard let output else { return nil }
+    try file.commit()
+    return output.warnings
+  }
+
+  /// Both entry points: `file` nil returns the bytes in ``Output/data``; otherwise they are
+  /// written to it and ``Output/data`` is empty.
+  static func run(
+    _ data: Data, source: String, config: EditConfig, decodeOptions: DecodeOptions,
+    encodeOptions: EncodeOptions, renderOptions: RenderOptions, file: OutputFile?
+  ) throws -> Output? {
     guard StreamingRender.canStream(config, options: renderOptions),
       ImageFormat.sniff(data) == .jpeg,
       decodeOptions.minimumLongEdge == nil
@@ -100,13 +143,14 @@ public enum JPEGEditPipeline {
     }
     let size = header.size
 
+    let target = EncoderTarget(file: file)
     let encoder = Thread {
       defer { state.encoderExited() }
+      let file = target.file
       do {
         let jpeg = try JPEGRowEncoder(
           width: size.width, height: size.height, colorSpace: header.colorSpace,
-          options: encodeOptions,
-          metadata: header.metadata)
+          options: encodeOptions, metadata: header.metadata, writingTo: file)
         var written = 0
         let ring = header.ringRows
         while written < size.height {
@@ -121,7 +165,12 @@ public enum JPEGEditPipeline {
             state.publish(encoded: written)
           }
         }
-        state.setOutput(try jpeg.finish())
+        if file != nil {
+          _ = try jpeg.finishWritingFile()
+          state.setOutput(Data())
+        } else {
+          state.setOutput(try jpeg.finish())
+        }
       } catch {
         state.stop(error)
       }
@@ -230,6 +279,13 @@ public enum JPEGEditPipeline {
       }
       state.publish(rendered: ready)
     }
+  }
+
+  /// The file the encoder thread writes to, if any.
+  struct EncoderTarget: @unchecked Sendable {
+    // Invariant: only the encoder thread writes to the file, and the caller commits or
+    // discards it only after that thread has exited (`waitForEncoder`).
+    let file: OutputFile?
   }
 
   /// A renderer whose pixel stages several threads run on disjoint rows.

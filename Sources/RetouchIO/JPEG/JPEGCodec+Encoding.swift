@@ -104,9 +104,11 @@ extension JPEGCodec {
     return try compressor.finish()
   }
 
+  /// - Parameter fileDescriptor: an open file to write the bytes to as they are produced
+  ///   (nil: a memory buffer, returned by `finish()`).
   static func startCompressor(
     width: Int, height: Int, layout: JPEGSampleLayout, options: EncodeOptions,
-    blocks: MetadataBlocks, restartInterval: Int
+    blocks: MetadataBlocks, restartInterval: Int, fileDescriptor: Int32? = nil
   ) throws(ImageEncodingError) -> JPEGCompressor {
     guard (1...100).contains(options.quality) else {
       throw ImageEncodingError(
@@ -162,6 +164,7 @@ extension JPEGCodec {
     let sizeHint = width * height * layout.bytesPerPixel / 6 + metadataBytes + 4096
 
     let compressor = try JPEGCompressor()
+    if let fileDescriptor { try compressor.write(toFileDescriptor: fileDescriptor) }
     try compressor.start(settings, sizeHint: sizeHint)
     if let exif { try compressor.writeMarker(code: JPEGMetadataSegments.app1, payload: exif) }
     if let xmp { try compressor.writeMarker(code: JPEGMetadataSegments.app1, payload: xmp) }

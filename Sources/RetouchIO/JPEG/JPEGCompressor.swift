@@ -21,6 +21,12 @@ final class JPEGCompressor {
 
   deinit { rt_jpeg_encoder_destroy(handle) }
 
+  /// Sends the encoded bytes to the open file `descriptor` as they are produced instead of a
+  /// memory buffer (before ``start(_:sizeHint:)``; finish with ``finishWritingFile()``).
+  func write(toFileDescriptor descriptor: Int32) throws(ImageEncodingError) {
+    try check(rt_jpeg_encoder_write_to_fd(handle, descriptor), while: "opening the output")
+  }
+
   /// Sets the parameters and writes SOI (plus JFIF or Adobe markers, as the settings ask).
   /// `sizeHint` is the first output buffer's size in bytes; it grows as needed.
   func start(_ settings: rt_jpeg_encode_settings, sizeHint: Int) throws(ImageEncodingError) {
@@ -64,9 +70,20 @@ final class JPEGCompressor {
     return Data(bytes: output, count: size)
   }
 
+  /// Finishes a file started with ``write(toFileDescriptor:)``; returns the bytes written.
+  func finishWritingFile() throws(ImageEncodingError) -> Int {
+    var output: UnsafePointer<UInt8>? = nil
+    var size = 0
+    try check(rt_jpeg_encoder_finish(handle, &output, &size), while: "finishing")
+    return size
+  }
+
   private func check(_ status: rt_jpeg_status, while stage: String) throws(ImageEncodingError) {
     guard status != RT_JPEG_OK else { return }
     let message = String(cString: rt_jpeg_encoder_error_message(handle))
+    if status == RT_JPEG_WRITE_FAILED {
+      throw ImageEncodingError(.unwritable, detail: "\(message).")
+    }
     throw ImageEncodingError(.encoderFailed, detail: "libjpeg, \(stage): \(message).")
   }
 }

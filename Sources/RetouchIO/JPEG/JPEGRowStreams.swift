@@ -128,10 +128,12 @@ public final class JPEGRowEncoder {
 
   /// Starts a JPEG of `width × height` packed 8-bit RGB rows in `colorSpace`.
   ///
+  /// - Parameter file: where the bytes go as they are produced (finish with
+  ///   ``finishWritingFile()``); nil keeps them in memory for ``finish()``.
   /// - Throws: ``ImageEncodingError`` for bad parameters or encoder failure.
   public init(
     width: Int, height: Int, colorSpace: ColorSpace, options: EncodeOptions = EncodeOptions(),
-    metadata: PhotoMetadata? = nil
+    metadata: PhotoMetadata? = nil, writingTo file: OutputFile? = nil
   ) throws(ImageEncodingError) {
     guard width > 0, height > 0 else {
       throw ImageEncodingError(.invalidParameter, detail: "\(width)×\(height) has no pixels.")
@@ -142,7 +144,8 @@ public final class JPEGRowEncoder {
       size: PixelSize(width: width, height: height), colorSpace: colorSpace, from: metadata,
       software: options.software)
     compressor = try JPEGCodec.startCompressor(
-      width: width, height: height, layout: .rgb, options: options, blocks: blocks, restartInterval: 0)
+      width: width, height: height, layout: .rgb, options: options, blocks: blocks,
+      restartInterval: 0, fileDescriptor: file?.fileDescriptor)
   }
 
   /// Encodes `count` rows (packed RGB, `stride` bytes apart).
@@ -159,9 +162,23 @@ public final class JPEGRowEncoder {
   ///
   /// - Throws: `.invalidParameter` when fewer rows than `height` were written.
   public func finish() throws(ImageEncodingError) -> Data {
-    guard rowsWritten == height else {
-      throw ImageEncodingError(.invalidParameter, detail: "only \(rowsWritten) of \(height) rows were written.")
-    }
+    try checkComplete()
     return try compressor.finish()
+  }
+
+  /// Finishes a file started with `writingTo:`; returns the bytes written to it.
+  ///
+  /// - Throws: `.invalidParameter` when fewer rows than `height` were written; `.encoderFailed`
+  ///   (with the system's reason) when the file could not be written.
+  public func finishWritingFile() throws(ImageEncodingError) -> Int {
+    try checkComplete()
+    return try compressor.finishWritingFile()
+  }
+
+  private func checkComplete() throws(ImageEncodingError) {
+    guard rowsWritten == height else {
+      throw ImageEncodingError(
+        .invalidParameter, detail: "only \(rowsWritten) of \(height) rows were written.")
+    }
   }
 }
