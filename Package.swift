@@ -123,13 +123,25 @@ let package = Package(
       swiftSettings: loaderHeaders),
 
     // MARK: Executables
+    // The command line links the Swift runtime and Foundation statically on Linux: a one-shot
+    // command otherwise spends about half its start in the dynamic loader resolving their
+    // symbols (`retouch --version` 7.3-8.3 -> 3.7 ms; a 12 MP `retouch apply`, 30 alternating
+    // runs, 120.5 -> 115.2 ms), for a larger file (15 -> 86 MB, mostly ICU's data).
     .executableTarget(
       name: "retouch",
       dependencies: [
         "RetouchCore", "RetouchIO", "RetouchRender", "RetouchAI", "RetouchEditor", "RetouchLibrary",
         "RetouchWeb",
       ],
-      swiftSettings: optimized),
+      swiftSettings: optimized,
+      linkerSettings: [
+        .unsafeFlags(["-static-stdlib"], .when(platforms: [.linux])),
+        // What the modules compiled without it do not name for the static Foundation.
+        .linkedLibrary("CoreFoundation", .when(platforms: [.linux])),
+        .linkedLibrary("_FoundationICU", .when(platforms: [.linux])),
+        .linkedLibrary("_FoundationCShims", .when(platforms: [.linux])),
+        .linkedLibrary("_FoundationCollections", .when(platforms: [.linux])),
+      ]),
     .executableTarget(
       name: "retouch-bench",
       dependencies: [
@@ -184,9 +196,12 @@ let package = Package(
         "RetouchWeb", "RetouchLibrary", "RetouchEditor", "RetouchAI", "RetouchRender", "RetouchIO",
         "RetouchCore", "RetouchTestSupport",
       ]),
+    // Runs the built `retouch` binary (every build builds it). Not a dependency: a test bundle
+    // links the executable targets it depends on, and with them the command's static Swift
+    // runtime, which the test libraries cannot share.
     .testTarget(
       name: "retouchCLITests",
-      dependencies: ["retouch", "RetouchRender", "RetouchIO", "RetouchTestSupport"]),
+      dependencies: ["RetouchRender", "RetouchIO", "RetouchTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )
