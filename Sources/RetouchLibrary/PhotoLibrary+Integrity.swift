@@ -2,6 +2,12 @@
 
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// What ``PhotoLibrary/checkIntegrity(repair:verifyHashes:)`` found, and what it repaired.
 public struct IntegrityReport: Sendable, Hashable {
   /// One finding.
@@ -236,11 +242,29 @@ extension PhotoLibrary {
   }
 
   /// SHA-256 of a file's bytes, read in 1 MiB pieces.
+  ///
+  /// Plain `read` calls, retried when a signal interrupts them: a process that runs others
+  /// (the tests, a server) gets signals when they end, and an interrupted read must not make a
+  /// sound render look changed. (A full test run once saw the crash test's checker report a
+  /// committed render as changed, which the test does not reproduce on its own; an interrupted
+  /// read, while other tests' processes ended, is the likely cause this guards against.)
   static func hashFile(_ url: URL) throws -> String {
-    let handle = try FileHandle(forReadingFrom: url)
-    defer { try? handle.close() }
+    var fd: Int32
+    repeat { fd = open(url.path, O_RDONLY | O_CLOEXEC) } while fd < 0 && errno == EINTR
+    guard fd >= 0 else { throw CocoaError(.fileReadUnknown) }
+    defer { close(fd) }
     var hasher = SHA256()
-    while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(chunk) }
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    defer { buffer.deallocate() }
+    while true {
+      let n = read(fd, buffer.baseAddress, buffer.count)
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw CocoaError(.fileReadUnknown)
+      }
+      if n == 0 { break }
+      hasher.update(Data(bytesNoCopy: buffer.baseAddress!, count: n, deallocator: .none))
+    }
     return hasher.finalizeHex()
   }
 }
