@@ -226,9 +226,10 @@ extension ColorLUT3D {
   /// type's discussion).
   ///
   /// - Parameters:
-  ///   - gains: one linear-light multiplier per pixel applied before the table (local tone), or
-  ///     nil for none.
-  ///   - vignette: one linear-light multiplier per pixel applied after it, or nil for none.
+  ///   - gains: one linear-light multiplier per pixel applied before the table (local tone),
+  ///     with its root for the C twin (without a root the Swift kernel runs), or nil for none.
+  ///   - vignette: one linear-light multiplier per pixel applied after it (and its root), or nil
+  ///     for none.
   ///   - source: where to read the pixels (the same layout, `count` pixels) when they are not to
   ///     be read from `row` itself; nil works in place.
   ///   - vectorKernel: false keeps to this Swift kernel (tests and the benchmark compare the
