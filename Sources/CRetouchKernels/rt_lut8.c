@@ -61,28 +61,33 @@ static inline uint64_t low_bytes(size_t n) { return n >= 64 ? ~0ull : (1ull << n
 
 static inline uint32_t low_lanes32(size_t n) { return n >= 32 ? ~0u : (1u << n) - 1; }
 
-// The gain by the tables, as the Swift kernel applies it, for the lanes the integers do not
-// cover (a very dark result from a code of 64 or more, a gain of 5.2 or more): per lane in
-// `lanes`, linear light decode8Scaled[c] * gain, at most 16383, rounded, and its grid
-// coordinate from linearToAxis (padded by one entry: the gather reads 32 bits). Other lanes
-// keep `t`.
+// The Swift kernel's tables for 16 lanes in `mk`: linear light decode[index] * multiplier, at
+// most 16383, rounded, and the entry of `encode` there (`shift` 1 for 16-bit entries, 0 for
+// bytes; the gather reads 32 bits, so the table is padded and the entry masked). Returns the
+// entries as 16-bit lanes.
+RT_AVX512 static inline __m256i through_linear_light(__mmask16 mk, __m512i index,
+    __m512 multiplier, const float *decode, const void *encode, int shift, int mask) {
+  __m512 linear = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mk, index, decode, 4);
+  __m512 l = _mm512_min_ps(_mm512_mul_ps(linear, multiplier), _mm512_set1_ps(16383.0f));
+  __m512i offset = _mm512_sll_epi32(_mm512_cvtps_epi32(l), _mm_cvtsi32_si128(shift));
+  __m512i entry = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), mk, offset, encode, 1);
+  return _mm512_cvtepi32_epi16(_mm512_and_si512(entry, _mm512_set1_epi32(mask)));
+}
+
+// The gain by the tables, for the lanes the integers do not cover (a very dark result from a
+// code of 64 or more, a gain of 5.2 or more): the grid coordinate of decode8Scaled[c] * gain
+// from linearToAxis. Other lanes keep `t`.
 RT_AVX512 static inline __m512i gained_by_tables(
     __m512i c, __m512i t, __mmask32 lanes, const float *gain, const rt_lut_fallback *fb) {
-  const __m512 most = _mm512_set1_ps(16383.0f);
 #define RT_TABLE_HALF(h)                                                                          \
   do {                                                                                            \
     __mmask16 mk = (__mmask16)(lanes >> (16 * (h)));                                              \
     if (!mk) break;                                                                               \
     __m512i code = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(c, h));                        \
-    __m512 linear =                                                                               \
-        _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mk, code, fb->decode8Scaled, 4);            \
-    __m512 l = _mm512_min_ps(                                                                     \
-        _mm512_mul_ps(linear, _mm512_maskz_loadu_ps(mk, gain + 16 * (h))), most);                 \
-    __m512i axis = _mm512_mask_i32gather_epi32(                                                   \
-        _mm512_setzero_si512(), mk, _mm512_cvtps_epi32(l), fb->linearToAxis, 2);                  \
-    __m256i half = _mm256_mask_blend_epi16(                                                       \
-        mk, _mm512_extracti64x4_epi64(t, h), _mm512_cvtepi32_epi16(axis));                        \
-    t = _mm512_inserti64x4(t, half, h);                                                           \
+    __m256i axis = through_linear_light(mk, code, _mm512_maskz_loadu_ps(mk, gain + 16 * (h)),     \
+        fb->decode8Scaled, fb->linearToAxis, 1, 0xFFFF);                                          \
+    t = _mm512_inserti64x4(                                                                       \
+        t, _mm256_mask_blend_epi16(mk, _mm512_extracti64x4_epi64(t, h), axis), h);                \
   } while (0)
   RT_TABLE_HALF(0);
   RT_TABLE_HALF(1);
@@ -117,15 +122,13 @@ RT_AVX512 static inline __m512i vignetted_band(
   return _mm512_mask_mov_epi16(codes, inside, q);
 }
 
-// The vignette by the tables, as the Swift kernel applies it, for the 16-bit lanes the integers
-// do not cover (a result on the linear segment lifted from a field on it, by a multiplier above
-// 1; one outside the quadratic's range): per lane in `lanes`, the field F = f >> 5 at 1/4080
-// ((F + 4) >> 3), decoded by decode4080Scaled, times the lane's pixel's vignette (`v8`, 8
-// pixels, 4 lanes each), at most 16383, rounded, encoded by linearToCode8 (padded by three
-// entries: the gather reads 32 bits). Other lanes keep `codes`.
+// The vignette by the tables, for the 16-bit lanes the integers do not cover (a result on the
+// linear segment lifted from a field on it, by a multiplier above 1; one outside the
+// quadratic's range): the field F = f >> 5 at 1/4080 ((F + 4) >> 3) through decode4080Scaled,
+// times the lane's pixel's vignette (`v8`, 8 pixels, 4 lanes each), to linearToCode8. Other
+// lanes keep `codes`.
 RT_AVX512 static inline __m512i vignetted_by_tables(
     __m512i fields, __m512i codes, __mmask32 lanes, __m512 v8, const rt_lut_fallback *fb) {
-  const __m512 most = _mm512_set1_ps(16383.0f);
 #define RT_TABLE_WORDS(h)                                                                         \
   do {                                                                                            \
     __mmask16 mk = (__mmask16)(lanes >> (16 * (h)));                                              \
@@ -134,19 +137,14 @@ RT_AVX512 static inline __m512i vignetted_by_tables(
         _mm512_add_epi32(                                                                         \
             _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(fields, h)), _mm512_set1_epi32(4)),   \
         3);                                                                                       \
-    __m512 linear =                                                                               \
-        _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mk, index, fb->decode4080Scaled, 4);        \
     __m512i pixel = _mm512_add_epi32(                                                             \
         _mm512_srli_epi32(                                                                        \
             _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), 2),          \
         _mm512_set1_epi32(4 * (h)));                                                              \
-    __m512 l = _mm512_min_ps(_mm512_mul_ps(linear, _mm512_permutexvar_ps(pixel, v8)), most);      \
-    __m512i code = _mm512_mask_i32gather_epi32(                                                   \
-        _mm512_setzero_si512(), mk, _mm512_cvtps_epi32(l), fb->linearToCode8, 1);                 \
-    code = _mm512_and_si512(code, _mm512_set1_epi32(0xFF));                                      \
-    __m256i half = _mm256_mask_blend_epi16(                                                       \
-        mk, _mm512_extracti64x4_epi64(codes, h), _mm512_cvtepi32_epi16(code));                    \
-    codes = _mm512_inserti64x4(codes, half, h);                                                   \
+    __m256i code = through_linear_light(mk, index, _mm512_permutexvar_ps(pixel, v8),             \
+        fb->decode4080Scaled, fb->linearToCode8, 0, 0xFF);                                        \
+    codes = _mm512_inserti64x4(                                                                   \
+        codes, _mm256_mask_blend_epi16(mk, _mm512_extracti64x4_epi64(codes, h), code), h);        \
   } while (0)
   RT_TABLE_WORDS(0);
   RT_TABLE_WORDS(1);
@@ -214,7 +212,7 @@ RT_AVX512 __attribute__((always_inline)) static inline void apply(
   const __m256 c32768h = _mm256_set1_ps(32768.0f), c8192h = _mm256_set1_ps(8192.0f);
   const __m512i c1795 = _mm512_set1_epi16(1795), c866 = _mm512_set1_epi16(866),
                 c255w = _mm512_set1_epi16(255), c1321 = _mm512_set1_epi16(1321),
-                c11w = _mm512_set1_epi16(11), c10w = _mm512_set1_epi16(10),
+                c10w = _mm512_set1_epi16(10),
                 c8w = _mm512_set1_epi16(8);
 
   while (count > 0) {
@@ -320,7 +318,7 @@ RT_AVX512 __attribute__((always_inline)) static inline void apply(
       __m512i hi = _mm512_mulhi_epu16(root, _mm512_add_epi16(fw, c1795));                         \
       __m512i o = _mm512_min_epu16(_mm512_srli_epi16(_mm512_subs_epu16(hi, c866), 6), c255w);     \
       __mmask32 low = _mm512_mask_cmplt_epu16_mask(used, fw, c1321);                              \
-      __mmask32 band = _mm512_mask_cmplt_epu16_mask(used & ~low, o, c11w);                        \
+      __mmask32 band = _mm512_mask_cmplt_epu16_mask(used & ~low, o, c11);                        \
       __mmask32 dark = 0;                                                                         \
       if (low) {                                                                                  \
         __m512i scaled = _mm512_permutexvar_epi16(                                                \

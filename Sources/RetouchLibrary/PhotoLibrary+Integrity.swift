@@ -263,7 +263,7 @@ extension PhotoLibrary {
         throw CocoaError(.fileReadUnknown)
       }
       if n == 0 { break }
-      hasher.update(Data(bytesNoCopy: buffer.baseAddress!, count: n, deallocator: .none))
+      hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
     }
     return hasher.finalizeHex()
   }

@@ -106,16 +106,6 @@ extension ColorLUT3D {
           .rounded())
   }
 
-  /// ``darkCodeSteps`` and ``darkLinearSteps`` in memory that lives as long as the process
-  /// (the C twin reads them by pointer).
-  nonisolated(unsafe) static let darkCodeStepsPointer = permanentCopy(darkCodeSteps)
-  nonisolated(unsafe) static let darkLinearStepsPointer = permanentCopy(darkLinearSteps)
-  private static func permanentCopy(_ a: [UInt16]) -> UnsafePointer<UInt16> {
-    let p = UnsafeMutablePointer<UInt16>.allocate(capacity: a.count)
-    p.initialize(from: a, count: a.count)
-    return UnsafePointer(p)
-  }
-
   /// `round(8 · 8192 · 12.92 · decode(c))` for codes 0…63: the grid coordinate of code `c`'s
   /// light times `k` on the linear segment is `k` times this over 8 (at most 42,104); the C
   /// twin computes it as `(round(k · 8192) · L(c)) >> 16`.
@@ -134,11 +124,6 @@ extension ColorLUT3D {
   static let linearToAxis33: [UInt16] = (0..<16384).map { i in
     UInt16((SRGBTables.encodeExact(Double(i) / 16383) * Double(fusedSize - 1) * 256).rounded())
   }
-
-  /// ``linearToAxis33`` and ``PixelStages/linearToCode8`` with room for a 32-bit read at
-  /// their last entry (the C twin gathers 32 bits per entry).
-  static let paddedLinearToAxis33: [UInt16] = linearToAxis33 + [0]
-  static let paddedLinearToCode8: [UInt8] = PixelStages.linearToCode8 + [0, 0, 0]
 
   /// An encoded value in 1/4080 steps (the packed entries' scale) → linear light × 16383.
   static let decode4080Scaled: [Float] = (0...4080).map { v in
@@ -196,21 +181,24 @@ extension ColorLUT3D {
 
   /// The look-up tables the C twin takes for the few pixels it does not do in integers (the
   /// ones this kernel reads; the 16- and 8-bit ones padded, as its gathers read 32 bits), and
-  /// its steps near black.
-  static func withFallbackTables(_ body: (UnsafePointer<rt_lut_fallback>) -> Void) {
-    PixelStages.decode8Scaled.withUnsafeBufferPointer { decode8 in
-      paddedLinearToAxis33.withUnsafeBufferPointer { toAxis in
-        decode4080Scaled.withUnsafeBufferPointer { decode12 in
-          paddedLinearToCode8.withUnsafeBufferPointer { code8 in
-            var tables = rt_lut_fallback(
-              decode8Scaled: decode8.baseAddress, linearToAxis: toAxis.baseAddress,
-              decode4080Scaled: decode12.baseAddress, linearToCode8: code8.baseAddress,
-              darkCodeSteps: darkCodeStepsPointer, darkLinearSteps: darkLinearStepsPointer)
-            withUnsafePointer(to: &tables) { body($0) }
-          }
-        }
-      }
-    }
+  /// its steps near black: copied once into memory that lives as long as the process.
+  nonisolated(unsafe) static let fallbackTables: UnsafePointer<rt_lut_fallback> = {
+    let tables = UnsafeMutablePointer<rt_lut_fallback>.allocate(capacity: 1)
+    tables.initialize(
+      to: rt_lut_fallback(
+        decode8Scaled: permanentCopy(PixelStages.decode8Scaled),
+        linearToAxis: permanentCopy(linearToAxis33 + [0]),
+        decode4080Scaled: permanentCopy(decode4080Scaled),
+        linearToCode8: permanentCopy(PixelStages.linearToCode8 + [0, 0, 0]),
+        darkCodeSteps: permanentCopy(darkCodeSteps), darkLinearSteps: permanentCopy(darkLinearSteps)
+      ))
+    return UnsafePointer(tables)
+  }()
+
+  private static func permanentCopy<T>(_ a: [T]) -> UnsafePointer<T> {
+    let p = UnsafeMutablePointer<T>.allocate(capacity: a.count)
+    p.initialize(from: a, count: a.count)
+    return UnsafePointer(p)
   }
 
   /// Whether this CPU runs the C twin of the table-alone path for 8-bit RGB
@@ -249,11 +237,9 @@ extension ColorLUT3D {
           rt_lut33_apply_rgb8(table.baseAddress, from, row, count)
           return
         }
-        Self.withFallbackTables { fallback in
-          rt_lut33_apply_rgb8_factors(
-            table.baseAddress, from, row, count, gains?.linear, gains?.root, vignette?.linear,
-            vignette?.root, fallback)
-        }
+        rt_lut33_apply_rgb8_factors(
+          table.baseAddress, from, row, count, gains?.linear, gains?.root, vignette?.linear,
+          vignette?.root, Self.fallbackTables)
       }
       return
     }

@@ -48,7 +48,7 @@ public struct VignetteMask: Sendable {
   /// value: `exp2(0)` is exactly 1).
   @inlinable @discardableResult
   public func fillRow(y: Int, into row: UnsafeMutablePointer<Float>) -> Range<Int> {
-    fill(y: y, row, exponent: -2 * amount)
+    fill(y: y, row, roots: nil)
   }
 
   /// ``fillRow(y:into:)``, and the multipliers' 2.4th roots into `roots` (the same falloff
@@ -57,14 +57,16 @@ public struct VignetteMask: Sendable {
   public func fillRow(
     y: Int, into row: UnsafeMutablePointer<Float>, roots: UnsafeMutablePointer<Float>
   ) -> Range<Int> {
-    _ = fill(y: y, roots, exponent: -2 * amount / 2.4)
-    return fill(y: y, row, exponent: -2 * amount)
+    fill(y: y, row, roots: roots)
   }
 
-  /// `2^(k · falloff)` for row `y`; returns the unit range.
+  /// Both fills in one pass over the falloff; returns the unit range.
   @inlinable
-  func fill(y: Int, _ row: UnsafeMutablePointer<Float>, exponent k: Float) -> Range<Int> {
+  func fill(
+    y: Int, _ row: UnsafeMutablePointer<Float>, roots: UnsafeMutablePointer<Float>?
+  ) -> Range<Int> {
     let rowTerm = VignetteMask.halfSquare(y, height)
+    let k = -2 * amount
     let inner = unitRange(y: y) ?? width..<width
     columnTerm.withUnsafeBufferPointer { c in
       @inline(__always) func falloff(_ range: Range<Int>) {
@@ -73,12 +75,29 @@ public struct VignetteMask: Sendable {
           row[x] = SpatialMath.exp2(k * (t * t * (3 - 2 * t)))
         }
       }
+      @inline(__always) func falloffAndRoots(
+        _ range: Range<Int>, _ roots: UnsafeMutablePointer<Float>
+      ) {
+        for x in range {
+          let t = SpatialMath.clamp((c[x] + rowTerm - 0.2) * 1.25, 0, 1)
+          let e = k * (t * t * (3 - 2 * t))
+          row[x] = SpatialMath.exp2(e)
+          roots[x] = SpatialMath.exp2(e / 2.4)
+        }
+      }
       // Mirror-symmetric about the centre column (`columnTerm[x] == columnTerm[width − 1 − x]`
       // exactly, and so is the inner range): the right part copies the left one, which halves
       // the falloff's exp2 calls (6.1 % → 4.7 % of a typical 2048-px preview render's time).
       let half = (width + 1) / 2
-      falloff(0..<Swift.min(inner.lowerBound, half))
+      let left = 0..<Swift.min(inner.lowerBound, half)
       let right = inner.isEmpty ? half : inner.upperBound
+      if let roots {
+        falloffAndRoots(left, roots)
+        for x in right..<width { roots[x] = roots[width - 1 - x] }
+        for x in inner { roots[x] = 1 }
+      } else {
+        falloff(left)
+      }
       for x in right..<width { row[x] = row[width - 1 - x] }
     }
     for x in inner { row[x] = 1 }

@@ -338,9 +338,13 @@ struct PixelStages: Sendable {
       toneGainGrid =
         tone.isNeutral
         ? [] : guide.values(.tone).map { Self.tabulatedGain(table, base: $0 + shift) }
+      // The roots from a table of the gain table's roots (4096 powers per plan, not one per
+      // guide pixel), interpolated the same way.
+      let roots =
+        tone.isNeutral || !ColorLUT3D.vectorKernelAvailable
+        ? [] : table.map { Foundation.pow($0, FusedFactors.rootExponent) }
       toneGainRootGrid =
-        ColorLUT3D.vectorKernelAvailable
-        ? toneGainGrid.map { Foundation.pow($0, FusedFactors.rootExponent) } : []
+        roots.isEmpty ? [] : guide.values(.tone).map { Self.tabulatedGain(roots, base: $0 + shift) }
     } else {
       toneSampler = nil
       toneGainGrid = []
