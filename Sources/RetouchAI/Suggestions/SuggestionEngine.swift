@@ -184,10 +184,7 @@ public struct SuggestionEngine: Sendable {
     else { return SuggestionResult([]) }
 
     var picks: [(Recipe?, EditConfig, Double)] = []
-    let improves =
-      ranked.first.map {
-        SuggestionRanker.isFix($0.proposal) && $0.change >= SuggestionRanker.minimumTopChange
-      } ?? false
+    let improves = ranked.first.map(SuggestionRanker.improves) ?? false
     if options.offerOriginal && !improves && !disabled.contains(Self.originalID) {
       picks.append((nil, .neutral, 0))
     }
