@@ -303,8 +303,46 @@ enum ExposureMeasurement {
       highlightClipping: Double(stats.totals.highlightClipped) / n,
       subjectLuminance: subjectMean, sceneEV100: sceneEV, isDarkOnPurpose: darkOnPurpose,
       suggestedEV: ev, blownShare: blownShare,
-      channelFloor: channelFloor(stats.floorHistogram, total: stats.pixelCount))
+      channelFloor: channelFloor(stats.floorHistogram, total: stats.pixelCount),
+      crushedBlack: crushedBlack(stats.floorHistogram, total: stats.pixelCount))
     return (exposure, intent)
+  }
+
+  /// Spike-to-density ratio (code values) of the darkest channel at 0 over which a clip reads
+  /// as a crushed black point, fading in to its upper end.
+  static let crushSpikeRatio = 8.0...12.0
+  /// Share of pixels clipped to 0 in their darkest channel over which the clip is the scene's
+  /// black (a lit subject in a black frame), fading out to the upper end. A crush of a photo
+  /// with deep colours or dark parts clips a third to four fifths of it (a deep blue sky has
+  /// no red); among the untouched photos only a frame 96 % black has more than half.
+  static let crushLowKeyShare = 0.8...0.9
+  /// The largest black-point move ``crushedBlack(_:total:)`` reports.
+  static let maxCrushedBlack = 0.06
+
+  /// The display black point a crush moved (see ``ExposureAnalysis/crushedBlack``).
+  ///
+  /// A crush `(v − b)/(1 − b)` sends every darkest channel under `b` to code 0: a spike there,
+  /// over a density just above it that is the photo's own. With that density about even below
+  /// `b`, the spike spans `255·b` of it, so `b ≈ spike / density / 255`.
+  /// Measured on the harness's crushed copies (512 px, darkest channel): of 74 photos, 40 of
+  /// the copies crushed by 0.05 and 57 of those crushed by 0.10 have 1 % or more at 0 with a
+  /// ratio of 8 or more; of the untouched photos two do (a nearly black frame, 96 % at 0, and
+  /// one at a ratio of 8.4). The estimate is rough (its quartiles are 0.04–0.13 for both
+  /// crushes), so it is capped at ``maxCrushedBlack``: applying the inverse with the capped
+  /// estimate to the `dev` copies gave a mean ΔE2000 of 1.8 and 2.8 (crushed by 0.05 and 0.10;
+  /// 2.3 and 4.5 before), with a cap of 0.10 2.5 and 3.1. Through `retouch auto` the crush
+  /// family went from 91 to 80 % of its input ΔE2000 on `dev`, 108 to 92 % on 59 other photos.
+  static func crushedBlack(_ floors: [Int], total: Int) -> Double {
+    guard floors.count > 4, total > 0 else { return 0 }
+    let n = Double(total)
+    let spike = Double(floors[0]) / n
+    guard spike >= 0.01 else { return 0 }
+    let density = Double(floors[1] + floors[2] + floors[3] + floors[4]) / (4 * n)
+    let ratio = spike / max(density, 1e-6)
+    let sure =
+      smoothstep(crushSpikeRatio.lowerBound, crushSpikeRatio.upperBound, ratio)
+      * (1 - smoothstep(crushLowKeyShare.lowerBound, crushLowKeyShare.upperBound, spike))
+    return min(ratio / 255, maxCrushedBlack) * sure
   }
 
   /// The percentile of the per-pixel darkest channel that ``ExposureAnalysis/channelFloor``

@@ -111,15 +111,23 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// near 0 however light its darkest percent reads. Nil in analyses made before it was
   /// measured.
   public var channelFloor: Double?
+  /// How far the display black point reads as moved up (0...0.06 of the encoded range), with
+  /// everything under it clipped to black: a crushed export (`(v − b)/(1 − b)`). 0 when the
+  /// darkest channel shows no such clip. Read from the spike a crush leaves at code 0 of the
+  /// darkest channel (the pixels it clipped) against the density just above it; nil in
+  /// analyses made before it was measured.
+  public var crushedBlack: Double?
 
   public init(
     meanLuminance: Double, keyLuminance: Double, lightnessPercentiles: [Double],
     lightnessDeviation: Double, shadowClipping: Double, highlightClipping: Double,
     subjectLuminance: Double, sceneEV100: Double?, isDarkOnPurpose: Bool, suggestedEV: Double,
-    meanLuma: Double = 0, blownShare: Double? = nil, channelFloor: Double? = nil
+    meanLuma: Double = 0, blownShare: Double? = nil, channelFloor: Double? = nil,
+    crushedBlack: Double? = nil
   ) {
     self.blownShare = blownShare
     self.channelFloor = channelFloor
+    self.crushedBlack = crushedBlack
     self.meanLuminance = meanLuminance
     self.keyLuminance = keyLuminance
     self.lightnessPercentiles = lightnessPercentiles
