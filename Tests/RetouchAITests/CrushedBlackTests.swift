@@ -50,8 +50,8 @@ struct CrushedBlackTests {
   }
 
   /// A street scene (d04) and a rocky landscape (d15): untouched, no crush is read and the
-  /// photo is left alone; crushed by the harness's 0.10, Lift Shadows leads, sized to a black
-  /// point near the cap, and its edit brings the copy closer to the photo.
+  /// photo is left alone; crushed by the harness's 0.10, Lift Shadows leads with Blacks and
+  /// Brightness up, and its edit brings the copy closer to the photo.
   @Test(arguments: ["d04", "d15"])
   func crushIsReadAndUndone(id: String) throws {
     let photo = try AnalysisFixtures.decode(id).image
@@ -61,7 +61,7 @@ struct CrushedBlackTests {
     let read = try #require(engine.analysis(of: copy).exposure.crushedBlack)
     #expect(read >= 0.04, "\(id): \(read)")
     let config = try #require(engine.topSuggestion(for: copy), "\(id)")
-    #expect(config.value(of: .blacks) >= 0.25, "\(id): \(config)")
+    #expect(config.value(of: .blacks) > 0, "\(id): \(config)")
     #expect(config.value(of: .brightness) > 0, "\(id): \(config)")
     let fixed = SuggestionRanker.render(config, on: copy, renderScale: 1)
     let reference = LabPixels(photo)

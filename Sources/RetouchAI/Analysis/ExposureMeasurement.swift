@@ -313,8 +313,8 @@ enum ExposureMeasurement {
   static let crushSpikeRatio = 8.0...12.0
   /// Share of pixels clipped to 0 in their darkest channel over which the clip is the scene's
   /// black (a lit subject in a black frame), fading out to the upper end. A crush of a photo
-  /// with deep colours or dark parts clips a third to four fifths of it (a deep blue sky has
-  /// no red); among the untouched photos only a frame 96 % black has more than half.
+  /// with deep colours or dark parts clips up to four fifths of it (a deep blue sky has no
+  /// red); among the untouched photos only a frame 96 % black has more than half.
   static let crushLowKeyShare = 0.8...0.9
   /// The largest black-point move ``crushedBlack(_:total:)`` reports.
   static let maxCrushedBlack = 0.06
@@ -328,10 +328,11 @@ enum ExposureMeasurement {
   /// the copies crushed by 0.05 and 57 of those crushed by 0.10 have 1 % or more at 0 with a
   /// ratio of 8 or more; of the untouched photos two do (a nearly black frame, 96 % at 0, and
   /// one at a ratio of 8.4). The estimate is rough (its quartiles are 0.04–0.13 for both
-  /// crushes), so it is capped at ``maxCrushedBlack``: applying the inverse with the capped
-  /// estimate to the `dev` copies gave a mean ΔE2000 of 1.8 and 2.8 (crushed by 0.05 and 0.10;
-  /// 2.3 and 4.5 before), with a cap of 0.10 2.5 and 3.1. Through `retouch auto` the crush
-  /// family went from 91 to 80 % of its input ΔE2000 on `dev`, 108 to 92 % on 59 other photos.
+  /// crushes), so it is capped at ``maxCrushedBlack``: the inverse with the capped estimate,
+  /// simulated on the `dev` copies, gave a mean ΔE2000 of 1.8 and 2.8 (crushed by 0.05 and
+  /// 0.10; 2.3 and 4.5 before), with a cap of 0.10 2.7 and 2.9. Through `retouch auto` the
+  /// crush family went from 91 to 79 % of its input ΔE2000 on `dev`, 108 to 92 % on 59 other
+  /// photos.
   static func crushedBlack(_ floors: [Int], total: Int) -> Double {
     guard floors.count > 4, total > 0 else { return 0 }
     let n = Double(total)

@@ -217,12 +217,13 @@ struct SuggestionRanker {
   /// The weighting keeps good photos as they are where a weak reading asks for a small edit.
   /// On 59 shared photos outside `dev`, given as the harness gives them (no EXIF), the top fix
   /// of 22 changed them by 2 ΔE*ab or more; six of those had a need of 0.2–0.45 and a change
-  /// of 2.2–4.4 (night photos brightened by a third of a stop, Punch on a party and a page,
+  /// of 2.2–4.4 (night photos brightened by 0.3–0.4 stop, Punch on a party and a page,
   /// a blue-grey sky cooled), and are left alone now. Over the harness's 1,416 degraded copies
   /// of the same photos and 360 of `dev`, the fixes it drops gained as much as they lost
   /// (mean ΔE2000 per family within 3 points). A detail-only fix (Clean Up) is measured on a
   /// crop at 100 %, whose ΔE is not on the same scale: there a small need is little grain, and
-  /// removing it paid on every mild noise copy (2.0–2.8 ΔE2000 gained): it keeps the plain bar.
+  /// each of the five mild noise copies the weighting would have left gained 2.0–2.8 ΔE2000
+  /// from it: it keeps the plain bar.
   static func improves(_ c: Candidate) -> Bool {
     guard isFix(c.proposal), c.change >= minimumTopChange else { return false }
     return isDetailOnly(c.proposal.config) || c.change * c.proposal.need >= minimumTopGain

@@ -43,10 +43,8 @@ extension Recipe {
   /// share suggests (the renderer's Blacks moves black to `0.15 × blacks` encoded), and local
   /// Shadows lifts dark regions when the subject is darker than the photo.
   ///
-  /// A crushed black point (``ExposureAnalysis/crushedBlack`` `b`) is undone by its inverse,
-  /// `b + (1 − b)·v`: Blacks puts black back at `b` (`v + b(1 − v)²`) and Brightness adds the
-  /// rest, `b·v(1 − v)`, which a gamma of `1 − 0.72·b` matches at mid-grey (Brightness
-  /// `1.39·b`).
+  /// A crushed black point (``ExposureAnalysis/crushedBlack``) is undone by its inverse, fitted
+  /// with Blacks and Brightness (``ToneFit/blackPointRestore(_:)``).
   public static let liftShadows = Recipe(
     "lift-shadows", LocalizedText("Lift Shadows", zh: "提亮阴影"),
     symbol: "circle.lefthalf.filled.inverse", kind: .correction
@@ -69,12 +67,11 @@ extension Recipe {
       * (1 - lowKey)
     let blackPoint = a.exposure.crushedBlack ?? 0
     guard crushed > 0 || subjectDark || deep > 0 || blackPoint > 0 else { return nil }
-    var p: [EditSettingType: Double] = [:]
-    p[.blacks] = Sizing.step(max(0.7 * max(crushed, deep * 0.5), blackPoint / 0.15))
+    var p = ToneFit.blackPointRestore(a)
+    p[.blacks] = Sizing.step(max(0.7 * max(crushed, deep * 0.5), p[.blacks] ?? 0))
     var shadows = subjectDark ? 0.35 : 0
     shadows = max(shadows, 0.25 * crushed)
     p[.shadows] = Sizing.step(shadows)
-    if blackPoint > 0 { p[.brightness] = Sizing.step(1.39 * blackPoint) }
     let need = max(
       crushed, deep * 0.6, subjectDark ? 0.5 : 0, Sizing.ramp(blackPoint, from: 0.01, to: 0.04))
     return RecipeProposal(config: EditConfig(properties: p), need: need)

@@ -77,9 +77,7 @@ enum ToneFit {
   /// by its content, with a floor only a little raised (a lamp-lit ceiling: L* 27.6 and 6.8),
   /// is moved by what its floor shows, not by a quarter of its range.
   static func blackLevelRemoval(_ a: PhotoAnalysis, strength: Double) -> [EditSettingType: Double] {
-    let levels = ExposureAnalysis.percentileKeys.map {
-      SRGBTables.encodeExact(luminance(lightness: a.lightness(percentile: $0)))
-    }
+    let levels = greyLevels(a)
     let cleanBlack = SRGBTables.encodeExact(luminance(lightness: 2))
     var lift = max(levels[0] - cleanBlack, 0) / (1 - cleanBlack)
     if let floor = a.exposure.channelFloor {
@@ -91,10 +89,35 @@ enum ToneFit {
     guard k > 0.01 else { return [:] }
     let targets = levels.map { max(($0 - k) / (1 - k), 0) }
     return fit(
-      levels: levels, targets: targets, weights: [2, 1.5, 1, 1, 1, 1, 1.5],
+      levels: levels, targets: targets, weights: levelWeights,
       limits: [
         .blacks: -1...0, .whites: -0.3...0.3, .brightness: -0.5...0.5, .contrast: -0.2...0.5,
       ])
+  }
+
+  /// The display-encoded greys of the photo's lightness percentiles
+  /// (``ExposureAnalysis/percentileKeys``), the levels a black-level fit matches.
+  static func greyLevels(_ a: PhotoAnalysis) -> [Double] {
+    ExposureAnalysis.percentileKeys.map {
+      SRGBTables.encodeExact(luminance(lightness: a.lightness(percentile: $0)))
+    }
+  }
+
+  /// Weights of ``greyLevels(_:)`` in a black-level fit: the ends count more, the black end
+  /// most.
+  static let levelWeights = [2, 1.5, 1, 1, 1, 1, 1.5]
+
+  /// Sliders that put back a crushed black point (``ExposureAnalysis/crushedBlack`` `b`): the
+  /// crush's inverse, `y' = b + (1 − b)·y`, fitted over the photo's grey levels with Blacks
+  /// (which moves black up, fading into the mid-tones) and Brightness (the rest of the lift in
+  /// the mid-tones).
+  static func blackPointRestore(_ a: PhotoAnalysis) -> [EditSettingType: Double] {
+    let b = a.exposure.crushedBlack ?? 0
+    guard b > 0.005 else { return [:] }
+    let levels = greyLevels(a)
+    return fit(
+      levels: levels, targets: levels.map { b + (1 - b) * $0 }, weights: levelWeights,
+      limits: [.blacks: 0...1, .brightness: 0...0.5])
   }
 
   /// Sliders that take away a veil of linear light (haze, lifted blacks): the measured black
