@@ -49,9 +49,9 @@ struct CrushedBlackTests {
         == 0)
   }
 
-  /// A street scene (d04) and a rocky landscape (d15): untouched, no crush is read and the
-  /// photo is left alone; crushed by the harness's 0.10, Lift Shadows leads with Blacks and
-  /// Brightness up, and its edit brings the copy closer to the photo.
+  /// A dragonfly on a twig against a deep blue sky (d04) and a red flower (d15): untouched, no
+  /// crush is read and the photo is left alone; crushed by the harness's 0.10, Lift Shadows
+  /// leads with Blacks and Brightness up, and its edit brings the copy closer to the photo.
   @Test(arguments: ["d04", "d15"])
   func crushIsReadAndUndone(id: String) throws {
     let photo = try AnalysisFixtures.decode(id).image

@@ -49,9 +49,9 @@ struct TopSuggestionGainTests {
   }
 
   /// Good photos whose top fix is a weakly needed, modest edit, as the harness gives them (no
-  /// EXIF): a night street brightened by a third of a stop (g72), Punch on a party (g85) and on
-  /// a photographed page (g53). Each is left alone; the list still offers the same look first,
-  /// after Original when asked for.
+  /// EXIF): snowy branches under a lamp at night brightened by a third of a stop (g72), Punch on
+  /// a party (g85) and on a photographed page (g53). Each is left alone; the list still offers
+  /// the same look, after Original when asked for.
   @Test(arguments: ["g72", "g85", "g53"])
   func weakSmallFixIsOfferedButNotApplied(id: String) async throws {
     let photo = try AnalysisFixtures.decode(id).image
