@@ -106,6 +106,10 @@ public struct ColorToneTransform: Sendable {
   /// The veil of linear light (0...1 of white) that Dehaze ±1 takes away or adds; a value `d`
   /// moves `dehazeVeil · |d|`.
   public static let dehazeVeil = 0.5
+  /// How far Blacks ±1 moves black (and Whites ±1 white), in encoded values.
+  public static let blackWhiteReach = 0.15
+  /// Brightness `b` is the gamma `2^(−brightnessSpan·b)`.
+  public static let brightnessSpan = 0.75
 
   /// The settings this transform implements; any other setting is left to other stages.
   public static let coveredSettings: Set<EditSettingType> = {
@@ -171,9 +175,9 @@ public struct ColorToneTransform: Sendable {
 
     // Tone stage.
     let rolloffTop = Double(SRGBTransfer.encode(Float(maxLinear)))
-    let beta = 0.15 * blacks
-    let omega = 0.15 * whites
-    let gamma = pow(2, -0.75 * brightness)
+    let beta = Self.blackWhiteReach * blacks
+    let omega = Self.blackWhiteReach * whites
+    let gamma = pow(2, -Self.brightnessSpan * brightness)
     let contrastAmount = Float(contrast > 0 ? 0.8 * contrast : 0.6 * contrast)
     let hasTone = blacks != 0 || whites != 0 || brightness != 0 || contrast != 0
     func tone(_ encoded: Double) -> Double {
