@@ -187,8 +187,10 @@ struct CorrectionEvidenceTests {
 
   /// The same snow metered down by 1.3 and 2 EV has no highlight left (its brightest percent
   /// under L* 62), while its key still reads as well exposed: the missing whites ask for light,
-  /// at least half of what it lost and not more than all of it (it got nothing before the rule).
-  /// Said to be shot in a dim scene (EXIF EV100 5), the same grey frame is left to the key.
+  /// at least half of what it lost and no more than a quarter stop past it (it got nothing
+  /// before the rule; the photo's own whites top out at code 240, 0.2 EV under white, which the
+  /// brightest channel's reading adds). Said to be shot in a dim scene (EXIF EV100 5), the same
+  /// grey frame is left to the key.
   @Test(arguments: [-1.3, -2.0])
   func greyMeteredSnowIsBrightenedUnlessTheSceneWasDim(ev: Double) throws {
     let decoded = try AnalysisFixtures.decode("g84", longEdge: 1024)
@@ -198,7 +200,7 @@ struct CorrectionEvidenceTests {
     let measured = analyzer.analyze(under, metadata: decoded.metadata, measureNoise: false)
     #expect(measured.exposure.lightnessPercentiles[6] < 62)
     let lifted = measured.exposure.suggestedEV
-    #expect(lifted >= 0.5 * -ev && lifted <= -ev, "suggested \(lifted) for \(ev) EV")
+    #expect(lifted >= 0.5 * -ev && lifted <= -ev + 0.25, "suggested \(lifted) for \(ev) EV")
     let config = try #require(engine.topSuggestion(for: under, metadata: decoded.metadata))
     #expect(config.value(of: .exposure) >= 0.4 * -ev, "\(config)")
 

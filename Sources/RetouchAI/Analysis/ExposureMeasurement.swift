@@ -174,6 +174,7 @@ enum ExposureMeasurement {
     if let face = faceRegion {
       ev = 0.6 * log2(targetFaceLuminance / max(face.mean, 1e-4)) + 0.4 * ev
     }
+    let subjectEV = ev
     // A subject that reads bright (a lit sky or lamp taken for the subject, a pale face) does
     // not prove the photo bright enough: a frame whose key is under the target and whose whites
     // sit below where whites belong lacks light whatever its brightest part says. The white
@@ -290,6 +291,28 @@ enum ExposureMeasurement {
       ev = max(ev, min(lift, maxBrighten))
     }
 
+    // Whites lowered by an exposure cut: the brightest channel tops out below white (see
+    // ``missingWhiteEV(_:total:)``). Nearly every photo has some channel at 255 somewhere, and
+    // a cut lowers it by exactly the lost gain, so a photo whose key reads normal (a bright
+    // scene metered darker, a high-key photo under by a stop) still shows it. It fades in over
+    // 0.4–0.6 EV: a colour cast lowers the brightest channel of a photo without whites by up
+    // to a fifth of a stop. The same fades as above keep the scene's own darkness: dim EXIF,
+    // a night or low-key frame, no picture to expose. A face says more than the whites: it
+    // bounds the lift, so a portrait whose face is as bright as skin should be stays as it is.
+    let missingWhite = missingWhiteEV(stats.ceilingHistogram, total: stats.pixelCount)
+    if missingWhite > missingWhiteFade.lowerBound, intent < 0.5, (sceneEV ?? 10) >= 10,
+      input.capture.flashFired != true
+    {
+      let lift =
+        min(missingWhite, faceRegion == nil ? maxBrighten : subjectEV)
+        * smoothstep(missingWhiteFade.lowerBound, missingWhiteFade.upperBound, missingWhite)
+        * (1 - smoothstep(lowKeyBlackShare.lowerBound, lowKeyBlackShare.upperBound, blackShare))
+        * smoothstep(
+          minimumContentRange.lowerBound, minimumContentRange.upperBound,
+          percentiles[6] - percentiles[0])
+      ev = max(ev, min(lift, maxBrighten))
+    }
+
     let darkOnPurpose = intent >= 0.5
     if ev > 0 {
       ev *= 1 - 0.8 * intent
@@ -304,8 +327,23 @@ enum ExposureMeasurement {
       subjectLuminance: subjectMean, sceneEV100: sceneEV, isDarkOnPurpose: darkOnPurpose,
       suggestedEV: ev, blownShare: blownShare,
       channelFloor: channelFloor(stats.floorHistogram, total: stats.pixelCount),
-      crushedBlack: crushedBlack(stats.floorHistogram, total: stats.pixelCount))
+      crushedBlack: crushedBlack(stats.floorHistogram, total: stats.pixelCount),
+      missingWhiteEV: missingWhite)
     return (exposure, intent)
+  }
+
+  /// Share of the photo above the brightest channel's code that ``missingWhiteEV(_:total:)``
+  /// reads: a few stray hot pixels or ringing edges are not the photo's white.
+  static let whiteOutlierShare = 0.0002
+  /// ``missingWhiteEV(_:total:)`` over which brightening by it fades in (EV).
+  static let missingWhiteFade = 0.4...0.6
+
+  /// How far the brightest channel tops out below white, EV in linear light
+  /// (``ExposureAnalysis/missingWhiteEV``); `ceilings` counts `max(r, g, b)` per code value.
+  static func missingWhiteEV(_ ceilings: [Int], total: Int) -> Double {
+    guard ceilings.count == 256, total > 0 else { return 0 }
+    let code = percentileBin(ceilings, 1 - whiteOutlierShare, total: total)
+    return min(maxBrighten, log2(1 / Double(max(SRGBTables.decode8[code], 1e-4))))
   }
 
   /// Spike-to-density ratio (code values) of the darkest channel at 0 over which a clip reads

@@ -89,6 +89,8 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// a lit subject such as the moon in a black field), and needs an L* spread of 8–20 between
   /// the 1st and 99th percentile unless EXIF shows a bright scene (a black frame is left
   /// alone).
+  /// Whites held below white (``missingWhiteEV`` of 0.4–0.6 EV and up) brighten by as much,
+  /// under the same fades, bounded by the face-led reading when there are faces.
   /// Darkening needs blown highlights (``blownShare`` of 1–8 % ramps it in), is judged on the
   /// pixels that still have detail, ignores the first 0.5 EV above the target, and goes no
   /// further than the clipping shows (the blown share beyond a normal 2 %, read against the
@@ -117,14 +119,22 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// darkest channel (the pixels it clipped) against the density just above it; nil in
   /// analyses made before it was measured.
   public var crushedBlack: Double?
+  /// How far below white the photo's whites sit, EV in linear light: the brightest encoded
+  /// channel of the pixel at the 99.98th percentile of `max(r, g, b)`, read as the exposure
+  /// that would bring it to 255. 0 when some channel of more than 0.02 % of the photo is at
+  /// white, as in nearly every photo with a light, a sky or a white shirt in it. An exposure
+  /// cut lowers every white by the same gain, so it reads the cut exactly wherever the photo
+  /// had a clipped channel. Nil in analyses made before it was measured.
+  public var missingWhiteEV: Double?
 
   public init(
     meanLuminance: Double, keyLuminance: Double, lightnessPercentiles: [Double],
     lightnessDeviation: Double, shadowClipping: Double, highlightClipping: Double,
     subjectLuminance: Double, sceneEV100: Double?, isDarkOnPurpose: Bool, suggestedEV: Double,
     meanLuma: Double = 0, blownShare: Double? = nil, channelFloor: Double? = nil,
-    crushedBlack: Double? = nil
+    crushedBlack: Double? = nil, missingWhiteEV: Double? = nil
   ) {
+    self.missingWhiteEV = missingWhiteEV
     self.blownShare = blownShare
     self.channelFloor = channelFloor
     self.crushedBlack = crushedBlack

@@ -32,6 +32,9 @@ struct PixelStatistics {
   /// Counts of each pixel's darkest encoded channel, `min(r, g, b)`, 256 bins: how far up the
   /// black level sits in every channel (``ExposureAnalysis/channelFloor``).
   var floorHistogram: [Int]
+  /// Counts of each pixel's brightest encoded channel, `max(r, g, b)`, 256 bins: where the
+  /// photo's whites sit (``ExposureAnalysis/missingWhiteEV``).
+  var ceilingHistogram: [Int]
   /// The pass's sums, added band by band in order.
   var totals: BandSums
   /// Linear Rec. 709 (or P3) luminance per pixel, row-major.
@@ -74,7 +77,8 @@ struct PixelStatistics {
     let bandTotal = bands.count
     var partials = [BandSums](repeating: BandSums(), count: bandTotal)
     var histograms = [UInt32](repeating: 0, count: bandTotal * bins)
-    var floorHistograms = [UInt32](repeating: 0, count: bandTotal * 256)
+    // Per band: 256 bins of the darkest channel, then 256 of the brightest.
+    var channelCounts = [UInt32](repeating: 0, count: bandTotal * 512)
     let toXYZ = image.colorSpace.toXYZ.map(Float.init)
     let weights = image.colorSpace.lumaWeights
     // The two planes are left uninitialised: the bands cover every row, and the pass writes every
@@ -89,30 +93,31 @@ struct PixelStatistics {
           let src = SendableRawPointer(base)
           partials.withUnsafeMutableBufferPointer { partialBuffer in
             histograms.withUnsafeMutableBufferPointer { histBuffer in
-             floorHistograms.withUnsafeMutableBufferPointer { floorBuffer in
-              guard let pb = partialBuffer.baseAddress, let hb = histBuffer.baseAddress,
-                let fb = floorBuffer.baseAddress, let yb = yBuffer.baseAddress,
-                let lb = lBuffer.baseAddress
-              else { return }
-              let pPtr = SendableRawPointer(UnsafeMutableRawPointer(pb))
-              let hPtr = SendableRawPointer(UnsafeMutableRawPointer(hb))
-              let fPtr = SendableRawPointer(UnsafeMutableRawPointer(fb))
-              let yPtr = SendableRawPointer(UnsafeMutableRawPointer(yb))
-              let lPtr = SendableRawPointer(UnsafeMutableRawPointer(lb))
-              let context = PassContext(
-                width: w, height: h, toXYZ: toXYZ, weights: (weights.r, weights.g, weights.b))
-              ParallelBands.forEach(rows: bandTotal, minimumBandHeight: 1) { bandIndices in
-                for band in bandIndices {
-                  let sums = context.run(
-                    rows: bands[band], source: src.pointer.assumingMemoryBound(to: UInt8.self),
-                    histogram: hPtr.pointer.assumingMemoryBound(to: UInt32.self) + band * bins,
-                    floorHistogram: fPtr.pointer.assumingMemoryBound(to: UInt32.self) + band * 256,
-                    luminance: yPtr.pointer.assumingMemoryBound(to: Float.self),
-                    luma: lPtr.pointer.assumingMemoryBound(to: Float.self))
-                  (pPtr.pointer.assumingMemoryBound(to: BandSums.self) + band).pointee = sums
+              channelCounts.withUnsafeMutableBufferPointer { channelBuffer in
+                guard let pb = partialBuffer.baseAddress, let hb = histBuffer.baseAddress,
+                  let fb = channelBuffer.baseAddress, let yb = yBuffer.baseAddress,
+                  let lb = lBuffer.baseAddress
+                else { return }
+                let pPtr = SendableRawPointer(UnsafeMutableRawPointer(pb))
+                let hPtr = SendableRawPointer(UnsafeMutableRawPointer(hb))
+                let fPtr = SendableRawPointer(UnsafeMutableRawPointer(fb))
+                let yPtr = SendableRawPointer(UnsafeMutableRawPointer(yb))
+                let lPtr = SendableRawPointer(UnsafeMutableRawPointer(lb))
+                let context = PassContext(
+                  width: w, height: h, toXYZ: toXYZ, weights: (weights.r, weights.g, weights.b))
+                ParallelBands.forEach(rows: bandTotal, minimumBandHeight: 1) { bandIndices in
+                  for band in bandIndices {
+                    let sums = context.run(
+                      rows: bands[band], source: src.pointer.assumingMemoryBound(to: UInt8.self),
+                      histogram: hPtr.pointer.assumingMemoryBound(to: UInt32.self) + band * bins,
+                      channelHistograms: fPtr.pointer.assumingMemoryBound(to: UInt32.self) + band
+                        * 512,
+                      luminance: yPtr.pointer.assumingMemoryBound(to: Float.self),
+                      luma: lPtr.pointer.assumingMemoryBound(to: Float.self))
+                    (pPtr.pointer.assumingMemoryBound(to: BandSums.self) + band).pointee = sums
+                  }
                 }
               }
-             }
             }
           }
         }
@@ -126,10 +131,15 @@ struct PixelStatistics {
       for i in 0..<bins { hist[i] += Int(histograms[offset + i]) }
     }
     var floors = [Int](repeating: 0, count: 256)
+    var ceilings = [Int](repeating: 0, count: 256)
     for band in 0..<bandTotal {
-      for i in 0..<256 { floors[i] += Int(floorHistograms[band * 256 + i]) }
+      for i in 0..<256 {
+        floors[i] += Int(channelCounts[band * 512 + i])
+        ceilings[i] += Int(channelCounts[band * 512 + 256 + i])
+      }
     }
     floorHistogram = floors
+    ceilingHistogram = ceilings
     var total = BandSums()
     for p in partials { total.add(p) }
     histogram = hist
@@ -222,7 +232,8 @@ private struct PassContext: Sendable {
   /// (gains 1.3 / 0.77) is 0.41, tungsten light about 0.6, so casts stay in.
   static let trustedMaxSaturation: Float = 0.75
 
-  /// The pass over `rows`. Tried for speed and not kept, as none changed this pass's share
+  /// The pass over `rows`. `channelHistograms` holds 512 bins: the darkest channel's 256 codes,
+  /// then the brightest channel's. Tried for speed and not kept, as none changed this pass's share
   /// of the analysis measurably (perf samples relative to the face detector, 20 rounds each,
   /// alternating): writing the per-pixel loop without branches on pixel values (+0.0 added for
   /// untrusted pixels), counting the histogram after each row instead of per pixel, and a
@@ -230,7 +241,7 @@ private struct PassContext: Sendable {
   /// CPU on a 512×384 copy); a real cut would need it vectorised across pixels.
   func run(
     rows: Range<Int>, source: UnsafePointer<UInt8>, histogram: UnsafeMutablePointer<UInt32>,
-    floorHistogram: UnsafeMutablePointer<UInt32>, luminance: UnsafeMutablePointer<Float>,
+    channelHistograms: UnsafeMutablePointer<UInt32>, luminance: UnsafeMutablePointer<Float>,
     luma: UnsafeMutablePointer<Float>
   ) -> BandSums {
     var s = BandSums()
@@ -246,94 +257,95 @@ private struct PassContext: Sendable {
     let centers = Self.bandCenters
     decode.withUnsafeBufferPointer { dec in
       labF.withUnsafeBufferPointer { fTable in
-       centers.withUnsafeBufferPointer { centers in
-        for y in rows {
-          let row = source + y * width * 3
-          let next = y + 1 < height ? row + width * 3 : nil
-          var rowSoG = SIMD3<Double>(repeating: 0)
-          var rowEdge = SIMD3<Double>(repeating: 0)
-          var rowChroma = 0.0
-          var sampled = 0
-          var rowLuma = 0.0
-          let sampleRow = y & 1 == 0
-          for x in 0..<width {
-            let p = row + x * 3
-            let r8 = p[0], g8 = p[1], b8 = p[2]
-            let lr = dec[Int(r8)], lg = dec[Int(g8)], lb = dec[Int(b8)]
-            let yLin = wr * lr + wg * lg + wb * lb
-            let i = y * width + x
-            luminance[i] = yLin
-            let l601 = 0.299 * Float(r8) + 0.587 * Float(g8) + 0.114 * Float(b8)
-            luma[i] = l601
-            rowLuma += Double(l601)
-            let bin = Self.roundedIndex(yLin * binScale, max: maxBin)
-            histogram[bin] &+= 1
-            let hi8 = max(r8, g8, b8), lo8 = min(r8, g8, b8)
-            floorHistogram[Int(lo8)] &+= 1
-            if hi8 >= Self.highlightCode { s.highlightClipped += 1 }
-            if hi8 <= Self.shadowCode { s.shadowClipped += 1 }
+        centers.withUnsafeBufferPointer { centers in
+          for y in rows {
+            let row = source + y * width * 3
+            let next = y + 1 < height ? row + width * 3 : nil
+            var rowSoG = SIMD3<Double>(repeating: 0)
+            var rowEdge = SIMD3<Double>(repeating: 0)
+            var rowChroma = 0.0
+            var sampled = 0
+            var rowLuma = 0.0
+            let sampleRow = y & 1 == 0
+            for x in 0..<width {
+              let p = row + x * 3
+              let r8 = p[0], g8 = p[1], b8 = p[2]
+              let lr = dec[Int(r8)], lg = dec[Int(g8)], lb = dec[Int(b8)]
+              let yLin = wr * lr + wg * lg + wb * lb
+              let i = y * width + x
+              luminance[i] = yLin
+              let l601 = 0.299 * Float(r8) + 0.587 * Float(g8) + 0.114 * Float(b8)
+              luma[i] = l601
+              rowLuma += Double(l601)
+              let bin = Self.roundedIndex(yLin * binScale, max: maxBin)
+              histogram[bin] &+= 1
+              let hi8 = max(r8, g8, b8), lo8 = min(r8, g8, b8)
+              channelHistograms[Int(lo8)] &+= 1
+              channelHistograms[256 + Int(hi8)] &+= 1
+              if hi8 >= Self.highlightCode { s.highlightClipped += 1 }
+              if hi8 <= Self.shadowCode { s.shadowClipped += 1 }
 
-            // Illuminant: shades of gray and gray edge over trusted pixels.
-            let mx = max(lr, lg, lb), mn = min(lr, lg, lb)
-            let trusted =
-              hi8 < Self.trustedMaxCode && yLin > Self.trustedMinLuminance
-              && (mx - mn) <= Self.trustedMaxSaturation * mx
-            if trusted {
-              s.trustedCount += 1
-              var v = SIMD3<Double>(Double(lr), Double(lg), Double(lb))
-              let v2 = v * v
-              v = v2 * v2 * v2
-              rowSoG += v
-              if x + 1 < width, let next {
-                let q = p + 3, d = next + x * 3
-                let qMax = max(q[0], q[1], q[2]), dMax = max(d[0], d[1], d[2])
-                if qMax < Self.trustedMaxCode && dMax < Self.trustedMaxCode {
-                  let dxr = dec[Int(q[0])] - lr, dxg = dec[Int(q[1])] - lg
-                  let dxb = dec[Int(q[2])] - lb
-                  let dyr = dec[Int(d[0])] - lr, dyg = dec[Int(d[1])] - lg
-                  let dyb = dec[Int(d[2])] - lb
-                  rowEdge += SIMD3(
-                    Double(dxr * dxr + dyr * dyr), Double(dxg * dxg + dyg * dyg),
-                    Double(dxb * dxb + dyb * dyb))
-                  s.edgeCount += 1
+              // Illuminant: shades of gray and gray edge over trusted pixels.
+              let mx = max(lr, lg, lb), mn = min(lr, lg, lb)
+              let trusted =
+                hi8 < Self.trustedMaxCode && yLin > Self.trustedMinLuminance
+                && (mx - mn) <= Self.trustedMaxSaturation * mx
+              if trusted {
+                s.trustedCount += 1
+                var v = SIMD3<Double>(Double(lr), Double(lg), Double(lb))
+                let v2 = v * v
+                v = v2 * v2 * v2
+                rowSoG += v
+                if x + 1 < width, let next {
+                  let q = p + 3, d = next + x * 3
+                  let qMax = max(q[0], q[1], q[2]), dMax = max(d[0], d[1], d[2])
+                  if qMax < Self.trustedMaxCode && dMax < Self.trustedMaxCode {
+                    let dxr = dec[Int(q[0])] - lr, dxg = dec[Int(q[1])] - lg
+                    let dxb = dec[Int(q[2])] - lb
+                    let dyr = dec[Int(d[0])] - lr, dyg = dec[Int(d[1])] - lg
+                    let dyb = dec[Int(d[2])] - lb
+                    rowEdge += SIMD3(
+                      Double(dxr * dxr + dyr * dyr), Double(dxg * dxg + dyg * dyg),
+                      Double(dxb * dxb + dyb * dyb))
+                    s.edgeCount += 1
+                  }
                 }
               }
-            }
 
-            // Chroma and hue shares on every other pixel of every other row (a quarter of the
-            // pixels; their Lab and hue math is the costly part of the pass).
-            guard sampleRow && x & 1 == 0 else { continue }
-            // Chroma C*ab (CIE 1976) through the f(t) table.
-            let X = m[0] * lr + m[1] * lg + m[2] * lb
-            let Z = m[6] * lr + m[7] * lg + m[8] * lb
-            let fx = fTable[Self.roundedIndex(X / xn * 4095, max: 4095)]
-            let fy = fTable[Self.roundedIndex(yLin * 4095, max: 4095)]
-            let fz = fTable[Self.roundedIndex(Z / zn * 4095, max: 4095)]
-            let a = 500 * (fx - fy), bb = 200 * (fy - fz)
-            rowChroma += Double((a * a + bb * bb).squareRoot())
-            sampled += 1
+              // Chroma and hue shares on every other pixel of every other row (a quarter of the
+              // pixels; their Lab and hue math is the costly part of the pass).
+              guard sampleRow && x & 1 == 0 else { continue }
+              // Chroma C*ab (CIE 1976) through the f(t) table.
+              let X = m[0] * lr + m[1] * lg + m[2] * lb
+              let Z = m[6] * lr + m[7] * lg + m[8] * lb
+              let fx = fTable[Self.roundedIndex(X / xn * 4095, max: 4095)]
+              let fy = fTable[Self.roundedIndex(yLin * 4095, max: 4095)]
+              let fz = fTable[Self.roundedIndex(Z / zn * 4095, max: 4095)]
+              let a = 500 * (fx - fy), bb = 200 * (fy - fz)
+              rowChroma += Double((a * a + bb * bb).squareRoot())
+              sampled += 1
 
-            // Hue shares, split between the two mixer bands that bracket the HSV hue.
-            let e8max = hi8, e8min = lo8
-            if e8max > e8min {
-              let c = Float(e8max - e8min) / 255
-              let t = min(1, c / 0.15)
-              let weight = t * t * (3 - 2 * t)
-              let hue = Self.hue(r8, g8, b8, max: e8max, chroma: Int(e8max - e8min))
-              let (band, lower, upper) = Self.bandIndex(hue, centers: centers)
-              let u = (hue - lower) / (upper - lower)
-              let wi = 0.5 + 0.5 * cosf(Float.pi * u)
-              s.addHue(band: band, Double(weight * wi))
-              s.addHue(band: (band + 1) & 7, Double(weight * (1 - wi)))
+              // Hue shares, split between the two mixer bands that bracket the HSV hue.
+              let e8max = hi8, e8min = lo8
+              if e8max > e8min {
+                let c = Float(e8max - e8min) / 255
+                let t = min(1, c / 0.15)
+                let weight = t * t * (3 - 2 * t)
+                let hue = Self.hue(r8, g8, b8, max: e8max, chroma: Int(e8max - e8min))
+                let (band, lower, upper) = Self.bandIndex(hue, centers: centers)
+                let u = (hue - lower) / (upper - lower)
+                let wi = 0.5 + 0.5 * cosf(Float.pi * u)
+                s.addHue(band: band, Double(weight * wi))
+                s.addHue(band: (band + 1) & 7, Double(weight * (1 - wi)))
+              }
             }
+            s.shadesOfGray += rowSoG
+            s.grayEdge += rowEdge
+            s.chromaSum += rowChroma
+            s.chromaCount += sampled
+            s.lumaSum += rowLuma
           }
-          s.shadesOfGray += rowSoG
-          s.grayEdge += rowEdge
-          s.chromaSum += rowChroma
-          s.chromaCount += sampled
-          s.lumaSum += rowLuma
         }
-       }
       }
     }
     return s
@@ -344,7 +356,8 @@ private struct PassContext: Sendable {
   @inline(__always)
   static func roundedIndex(_ v: Float, max: Int) -> Int {
     let clamped = Swift.min(Float(max), Swift.max(0, v))
-    let magic: Float = 12_582_912  // 1.5 · 2²³: adding it leaves the rounded integer in the mantissa
+    // 1.5 · 2²³: adding it leaves the rounded integer in the mantissa.
+    let magic: Float = 12_582_912
     return Int((clamped + magic).bitPattern &- magic.bitPattern)
   }
 

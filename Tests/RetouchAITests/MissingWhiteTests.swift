@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchCore
+import RetouchRender
+import Testing
+
+@testable import RetouchAI
+
+/// An exposure cut lowers a photo's whites by the lost gain: the brightest channel's top
+/// (``ExposureAnalysis/missingWhiteEV``) reads the cut, and Brighten undoes it even where the
+/// key reads the photo bright enough.
+@Suite("Missing whites: read and undone")
+struct MissingWhiteTests {
+  let engine = SuggestionEngine()
+
+  /// Brightest-channel histogram: `top` share at code `code`, `white` share at 255, the rest
+  /// spread over codes 40–119.
+  static func ceilings(code: Int, top: Double, white: Double = 0, total: Int = 100_000) -> [Int] {
+    var h = [Int](repeating: 0, count: 256)
+    h[code] += Int(top * Double(total))
+    h[255] += Int(white * Double(total))
+    let rest = total - h.reduce(0, +)
+    for i in 40..<120 { h[i] += rest / 80 }
+    h[40] += rest - rest / 80 * 80
+    return h
+  }
+
+  static func stops(belowWhite code: Int) -> Double {
+    log2(1 / SRGBTables.decodeExact(Double(code) / 255))
+  }
+
+  @Test func readFromTheBrightestChannelsTop() {
+    // A clipped white lowered to code 206 (−0.7 EV): read exactly.
+    let lowered = ExposureMeasurement.missingWhiteEV(
+      Self.ceilings(code: 206, top: 0.02), total: 100_000)
+    #expect(abs(lowered - Self.stops(belowWhite: 206)) < 1e-6, "\(lowered)")
+    #expect(abs(lowered - 0.7) < 0.02, "\(lowered)")
+    // Some channel at white in 0.05 % of the photo: its whites are in place.
+    #expect(
+      ExposureMeasurement.missingWhiteEV(
+        Self.ceilings(code: 171, top: 0.02, white: 0.0005), total: 100_000) == 0)
+    // A hundredth of a percent at white is stray pixels: the top below it is read.
+    let stray = ExposureMeasurement.missingWhiteEV(
+      Self.ceilings(code: 171, top: 0.02, white: 0.0001), total: 100_000)
+    #expect(abs(stray - Self.stops(belowWhite: 171)) < 1e-6, "\(stray)")
+  }
+
+  /// A nuthatch against a bright, partly blown background (d11): its key reads it bright, so
+  /// only its whites tell a copy one stop under from the photo. The photo reads no missing
+  /// white and gets no exposure; the copy reads the stop, Brighten leads with it, and its edit
+  /// brings the copy back to within a fraction of the difference.
+  @Test func highKeyPhotoOneStopUnder() throws {
+    let photo = try AnalysisFixtures.decode("d11").image
+    let original = engine.analysis(of: photo).exposure
+    #expect((original.missingWhiteEV ?? 1) < 0.05, "\(original.missingWhiteEV ?? -1)")
+    #expect((engine.topSuggestion(for: photo)?.value(of: .exposure) ?? 0) <= 0)
+    let copy = AnalysisFixtures.gained(photo, 0.5, 0.5, 0.5)
+    let read = try #require(engine.analysis(of: copy).exposure.missingWhiteEV)
+    #expect(abs(read - 1) < 0.05, "\(read)")
+    let config = try #require(engine.topSuggestion(for: copy))
+    #expect(abs(config.value(of: .exposure) - 1) <= 0.1, "\(config)")
+    let fixed = SuggestionRanker.render(config, on: copy, renderScale: 1)
+    let reference = LabPixels(photo)
+    let before = LabPixels(copy).meanDifference(to: reference)
+    let after = LabPixels(fixed).meanDifference(to: reference)
+    #expect(after < 0.25 * before, "ΔE*ab \(before) → \(after)")
+  }
+
+  /// A face close-up whose brightest channel tops out at code 217 (g63): the face is already
+  /// as bright as skin should be, so the missing whites do not brighten it.
+  @Test func aWellLitFaceBoundsTheLift() throws {
+    let photo = try AnalysisFixtures.decode("g63").image
+    let analysis = engine.analysis(of: photo)
+    #expect(!analysis.faces.isEmpty)
+    #expect((analysis.exposure.missingWhiteEV ?? 0) > 0.4, "\(analysis.exposure)")
+    #expect(analysis.exposure.suggestedEV < 0.3, "\(analysis.exposure.suggestedEV)")
+  }
+}
