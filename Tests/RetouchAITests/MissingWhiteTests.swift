@@ -9,7 +9,7 @@ import Testing
 
 /// An exposure cut lowers a photo's whites by the lost gain: the brightest channel's top
 /// (``ExposureAnalysis/missingWhiteEV``) reads the cut, and Brighten undoes it even where the
-/// key reads the photo bright enough.
+/// key reads the photo bright enough, when the clipped whites pile up at the lowered top.
 @Suite("Missing whites: read and undone")
 struct MissingWhiteTests {
   let engine = SuggestionEngine()
@@ -46,20 +46,45 @@ struct MissingWhiteTests {
     #expect(abs(stray - Self.stops(belowWhite: 171)) < 1e-6, "\(stray)")
   }
 
+  @Test func clippedWhitesPileUpAtTheTop() {
+    let total = 100_000
+    // 2 % at the top code: clipped whites lowered together.
+    let piled = ExposureMeasurement.topPile(Self.ceilings(code: 206, top: 0.02), total: total)
+    #expect(abs(piled - 0.02) < 1e-3, "\(piled)")
+    #expect(piled >= ExposureMeasurement.minimumTopPile)
+    // A top reached by a few pixels only (the rest spread lower): no pile.
+    let spread = ExposureMeasurement.topPile(
+      Self.ceilings(code: 206, top: 0.0005), total: total)
+    #expect(spread < ExposureMeasurement.minimumTopPile, "\(spread)")
+  }
+
+  /// A cat in warm light (s02) has no white in it (its brightest channel tops out at code 211,
+  /// 0.6 EV under white) and no pile there, and its key reads it bright: the top alone does
+  /// not brighten it.
+  @Test func aBrightFrameWithoutWhitesIsNotBrightenedByItsTop() throws {
+    let photo = try AnalysisFixtures.decode("s02").image
+    let exposure = engine.analysis(of: photo).exposure
+    #expect((exposure.missingWhiteEV ?? 0) > 0.5, "\(exposure)")
+    #expect(exposure.keyLuminance > ExposureMeasurement.brightKey, "\(exposure.keyLuminance)")
+    #expect(exposure.suggestedEV < 0.3, "\(exposure.suggestedEV)")
+  }
+
   /// A nuthatch against a bright, partly blown background (d11): its key reads it bright, so
-  /// only its whites tell a copy one stop under from the photo. The photo reads no missing
-  /// white and gets no exposure; the copy reads the stop, Brighten leads with it, and its edit
+  /// only its whites tell a copy 0.7 EV under from the photo. The photo reads no missing
+  /// white and gets no exposure; the copy reads the 0.7 EV, Brighten leads with it, and its edit
   /// brings the copy back to within a fraction of the difference.
-  @Test func highKeyPhotoOneStopUnder() throws {
+  @Test func highKeyPhotoUnderexposed() throws {
     let photo = try AnalysisFixtures.decode("d11").image
     let original = engine.analysis(of: photo).exposure
     #expect((original.missingWhiteEV ?? 1) < 0.05, "\(original.missingWhiteEV ?? -1)")
     #expect((engine.topSuggestion(for: photo)?.value(of: .exposure) ?? 0) <= 0)
-    let copy = AnalysisFixtures.gained(photo, 0.5, 0.5, 0.5)
+    let k = pow(2, -0.7)
+    let copy = AnalysisFixtures.gained(photo, k, k, k)
     let read = try #require(engine.analysis(of: copy).exposure.missingWhiteEV)
-    #expect(abs(read - 1) < 0.05, "\(read)")
+    #expect(abs(read - 0.7) < 0.05, "\(read)")
+    #expect(engine.analysis(of: copy).exposure.keyLuminance > ExposureMeasurement.brightKey)
     let config = try #require(engine.topSuggestion(for: copy))
-    #expect(abs(config.value(of: .exposure) - 1) <= 0.1, "\(config)")
+    #expect(abs(config.value(of: .exposure) - 0.7) <= 0.1, "\(config)")
     let fixed = SuggestionRanker.render(config, on: copy, renderScale: 1)
     let reference = LabPixels(photo)
     let before = LabPixels(copy).meanDifference(to: reference)

@@ -293,19 +293,23 @@ enum ExposureMeasurement {
 
     // Whites lowered by an exposure cut: the brightest channel tops out below white (see
     // ``missingWhiteEV(_:total:)``). Nearly every photo has some channel at 255 somewhere, and
-    // a cut lowers it by exactly the lost gain, so a photo whose key reads normal (a bright
-    // scene metered darker, a high-key photo under by a stop) still shows it. It fades in over
-    // 0.4–0.6 EV: a colour cast lowers the brightest channel of a photo without whites by up
-    // to a fifth of a stop. The same fades as above keep the scene's own darkness: dim EXIF,
-    // a night or low-key frame, no picture to expose. A face says more than the whites: it
-    // bounds the lift, so a portrait whose face is as bright as skin should be stays as it is.
+    // a cut lowers it by exactly the lost gain. It fades in over 0.4–0.6 EV: a colour cast
+    // lowers the brightest channel of a photo without whites by up to a fifth of a stop.
+    // Clipped whites lowered by the cut pile up at the top code (``topPile``), which proves
+    // the cut even where the key reads the photo bright (a high-key frame a stop under);
+    // without that pile the top alone is no proof (a fog, a cat in warm light: no white in the
+    // scene), so it counts only where the key does not already read bright (0.11–0.15). The
+    // same fades as above keep the scene's own darkness: dim EXIF, a night or low-key frame,
+    // no picture to expose. A face says more than the whites: it bounds the lift.
     let missingWhite = missingWhiteEV(stats.ceilingHistogram, total: stats.pixelCount)
     if missingWhite > missingWhiteFade.lowerBound, intent < 0.5, (sceneEV ?? 10) >= 10,
       input.capture.flashFired != true
     {
+      let piled = topPile(stats.ceilingHistogram, total: stats.pixelCount) >= minimumTopPile
       let lift =
         min(missingWhite, faceRegion == nil ? maxBrighten : subjectEV)
         * smoothstep(missingWhiteFade.lowerBound, missingWhiteFade.upperBound, missingWhite)
+        * (piled ? 1 : 1 - smoothstep(targetKey, brightKey, key))
         * (1 - smoothstep(lowKeyBlackShare.lowerBound, lowKeyBlackShare.upperBound, blackShare))
         * smoothstep(
           minimumContentRange.lowerBound, minimumContentRange.upperBound,
@@ -337,6 +341,22 @@ enum ExposureMeasurement {
   static let whiteOutlierShare = 0.0002
   /// ``missingWhiteEV(_:total:)`` over which brightening by it fades in (EV).
   static let missingWhiteFade = 0.4...0.6
+
+  /// Share of the photo in the brightest channel's top two codes (at and under the code
+  /// ``missingWhiteEV(_:total:)`` reads) from which they read as clipped whites lowered by a
+  /// gain: on the shared set's copies one to two stops under, photos with clipped whites keep
+  /// 0.3–20 % there, photos without them 0.01–0.05 %.
+  static let minimumTopPile = 0.003
+  /// The key over which a photo reads bright enough that its top alone, without a pile, is
+  /// not taken as missing whites (fading in from ``targetKey``).
+  static let brightKey = 0.15
+
+  /// Share of pixels whose brightest channel lies in the top two codes `missingWhiteEV` reads.
+  static func topPile(_ ceilings: [Int], total: Int) -> Double {
+    guard ceilings.count == 256, total > 0 else { return 0 }
+    let code = percentileBin(ceilings, 1 - whiteOutlierShare, total: total)
+    return Double(ceilings[code] + (code > 0 ? ceilings[code - 1] : 0)) / Double(total)
+  }
 
   /// How far the brightest channel tops out below white, EV in linear light
   /// (``ExposureAnalysis/missingWhiteEV``); `ceilings` counts `max(r, g, b)` per code value.

@@ -90,7 +90,8 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// the 1st and 99th percentile unless EXIF shows a bright scene (a black frame is left
   /// alone).
   /// Whites held below white (``missingWhiteEV`` of 0.4–0.6 EV and up) brighten by as much,
-  /// under the same fades, bounded by the face-led reading when there are faces.
+  /// under the same fades, when clipped whites pile up at the lowered top or the key does not
+  /// read bright (0.11–0.15), bounded by the face-led reading when there are faces.
   /// Darkening needs blown highlights (``blownShare`` of 1–8 % ramps it in), is judged on the
   /// pixels that still have detail, ignores the first 0.5 EV above the target, and goes no
   /// further than the clipping shows (the blown share beyond a normal 2 %, read against the
