@@ -63,10 +63,7 @@ struct CrushedBlackTests {
     let config = try #require(engine.topSuggestion(for: copy), "\(id)")
     #expect(config.value(of: .blacks) > 0, "\(id): \(config)")
     #expect(config.value(of: .brightness) > 0, "\(id): \(config)")
-    let fixed = SuggestionRanker.render(config, on: copy, renderScale: 1)
-    let reference = LabPixels(photo)
-    let before = LabPixels(copy).meanDifference(to: reference)
-    let after = LabPixels(fixed).meanDifference(to: reference)
+    let (before, after) = AnalysisFixtures.difference(of: copy, from: photo, fixedBy: config)
     #expect(after < 0.75 * before, "\(id): ΔE*ab \(before) → \(after)")
   }
 }

@@ -85,10 +85,7 @@ struct MissingWhiteTests {
     #expect(engine.analysis(of: copy).exposure.keyLuminance > ExposureMeasurement.brightKey)
     let config = try #require(engine.topSuggestion(for: copy))
     #expect(abs(config.value(of: .exposure) - 0.7) <= 0.1, "\(config)")
-    let fixed = SuggestionRanker.render(config, on: copy, renderScale: 1)
-    let reference = LabPixels(photo)
-    let before = LabPixels(copy).meanDifference(to: reference)
-    let after = LabPixels(fixed).meanDifference(to: reference)
+    let (before, after) = AnalysisFixtures.difference(of: copy, from: photo, fixedBy: config)
     #expect(after < 0.25 * before, "ΔE*ab \(before) → \(after)")
   }
 

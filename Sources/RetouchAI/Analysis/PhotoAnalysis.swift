@@ -127,14 +127,25 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// cut lowers every white by the same gain, so it reads the cut exactly wherever the photo
   /// had a clipped channel. Nil in analyses made before it was measured.
   public var missingWhiteEV: Double?
+  /// The encoded level (0...1) the display black reads as raised to: the darkest channel's
+  /// 0.02nd-percentile code when the photo's blacks pile up on it (a lifted export moves every
+  /// black to one code and leaves nothing under it). 0 when the floor shows no such pile; nil
+  /// in analyses made before it was measured.
+  public var liftedBlack: Double?
+  /// The encoded level (0...1) under which only 0.02 % of the photo has its darkest channel:
+  /// where a lift has put the photo's black. Nil in analyses made before it was measured.
+  public var blackBottom: Double?
 
   public init(
     meanLuminance: Double, keyLuminance: Double, lightnessPercentiles: [Double],
     lightnessDeviation: Double, shadowClipping: Double, highlightClipping: Double,
     subjectLuminance: Double, sceneEV100: Double?, isDarkOnPurpose: Bool, suggestedEV: Double,
     meanLuma: Double = 0, blownShare: Double? = nil, channelFloor: Double? = nil,
-    crushedBlack: Double? = nil, missingWhiteEV: Double? = nil
+    crushedBlack: Double? = nil, missingWhiteEV: Double? = nil, liftedBlack: Double? = nil,
+    blackBottom: Double? = nil
   ) {
+    self.blackBottom = blackBottom
+    self.liftedBlack = liftedBlack
     self.missingWhiteEV = missingWhiteEV
     self.blownShare = blownShare
     self.channelFloor = channelFloor

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchCore
+import RetouchRender
+import Testing
+
+@testable import RetouchAI
+
+/// A lifted black level (`b + (1 − b)·v` in the display values) moves every pixel whose
+/// darkest channel was black to one code and leaves nothing under it: the pile is read as the
+/// lift (``ExposureAnalysis/liftedBlack``), and Punch's fix removes it.
+@Suite("Lifted black level: read from its pile and removed")
+struct LiftedBlackTests {
+  let engine = SuggestionEngine()
+
+  /// Darkest-channel histogram: `pile` of the pixels at `code`, `density` per code over the
+  /// 60 codes above it, the rest at code 150.
+  static func floors(code: Int, pile: Double, density: Double, total: Int = 100_000) -> [Int] {
+    var h = [Int](repeating: 0, count: 256)
+    h[code] = Int(pile * Double(total))
+    for i in (code + 1)...(code + 60) { h[i] = Int(density * Double(total)) }
+    h[150] += total - h.reduce(0, +)
+    return h
+  }
+
+  @Test func pileAtTheFloorAgainstTheDensityAboveIt() {
+    let total = 100_000
+    // 2 % at code 20 over 0.2 % per code: a pile of 5 codes' worth; the lift is the code.
+    let piled = Self.floors(code: 20, pile: 0.02, density: 0.002)
+    let read = ExposureMeasurement.liftedBlack(piled, total: total)
+    #expect(abs(read - 20.0 / 255) < 1e-9, "\(read)")
+    #expect(abs(ExposureMeasurement.blackBottom(piled, total: total) - 20.0 / 255) < 1e-9)
+    // A floor as dense as the codes above it is the photo's own dark tones: no lift.
+    let spread = Self.floors(code: 20, pile: 0.002, density: 0.002)
+    #expect(ExposureMeasurement.liftedBlack(spread, total: total) == 0)
+    // Blacks at 0 are not lifted.
+    let black = Self.floors(code: 0, pile: 0.05, density: 0.001)
+    #expect(ExposureMeasurement.liftedBlack(black, total: total) == 0)
+  }
+
+  /// Mountains under clouds (d08) and a lit shop front at night (g56), both with true black in
+  /// them: untouched, no lift is read; lifted by the harness's mild 0.08, the lift is read
+  /// within a code, the top suggestion lowers the blacks, and its edit brings the copy most of
+  /// the way back (their darkest percent reads L* 6–7, where the older reading barely starts,
+  /// and both copies were left as they were).
+  @Test(arguments: ["d08", "g56"])
+  func mildLiftIsReadAndRemoved(id: String) throws {
+    let photo = try AnalysisFixtures.decode(id).image
+    #expect((engine.analysis(of: photo).exposure.liftedBlack ?? 1) == 0, "\(id)")
+    let copy = AnalysisFixtures.mapped(photo) { _, v in 0.08 + 0.92 * v }
+    let read = try #require(engine.analysis(of: copy).exposure.liftedBlack)
+    #expect(abs(read - 0.08) < 1.5 / 255, "\(id): \(read)")
+    let config = try #require(engine.topSuggestion(for: copy), "\(id)")
+    #expect(config.value(of: .blacks) < 0, "\(id): \(config)")
+    let (before, after) = AnalysisFixtures.difference(of: copy, from: photo, fixedBy: config)
+    #expect(after < 0.4 * before, "\(id): ΔE*ab \(before) → \(after)")
+  }
+
+  /// A face close-up with make-up (g63) whose blackest pixels sit at code 3 and whose darkest
+  /// half-percent (lashes, liner) reaches code 12: lifted by 0.16, its 0.5th percentile reads
+  /// code 51 where the lift put its black at 43. The fix is sized by the bottom, so it does not
+  /// push those dark tones back under their own level (sized by the half-percent, the edit
+  /// left a third of the difference; by the bottom, under a fifth).
+  @Test func liftSizedByTheBlackestPixelsNotTheDarkTones() throws {
+    let photo = try AnalysisFixtures.decode("g63").image
+    let copy = AnalysisFixtures.mapped(photo) { _, v in 0.16 + 0.84 * v }
+    let bottom = try #require(engine.analysis(of: copy).exposure.blackBottom)
+    #expect(bottom < 0.16 + 5.0 / 255, "\(bottom)")
+    let config = try #require(engine.topSuggestion(for: copy))
+    let (before, after) = AnalysisFixtures.difference(of: copy, from: photo, fixedBy: config)
+    #expect(after < 0.25 * before, "ΔE*ab \(before) → \(after)")
+  }
+}
+
+extension AnalysisFixtures {
+  /// Mean ΔE*ab (CIE76) of a degraded `copy` from `photo`, before and after `config` is
+  /// rendered on it at full size.
+  static func difference(
+    of copy: Image, from photo: Image, fixedBy config: EditConfig
+  ) -> (before: Double, after: Double) {
+    let fixed = SuggestionRanker.render(config, on: copy, renderScale: 1)
+    let reference = LabPixels(photo)
+    return (
+      LabPixels(copy).meanDifference(to: reference), LabPixels(fixed).meanDifference(to: reference)
+    )
+  }
+}
