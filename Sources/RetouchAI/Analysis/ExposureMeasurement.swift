@@ -305,7 +305,7 @@ enum ExposureMeasurement {
     if missingWhite > missingWhiteFade.lowerBound, intent < 0.5, (sceneEV ?? 10) >= 10,
       input.capture.flashFired != true
     {
-      let piled = topPile(stats.ceilingHistogram, total: stats.pixelCount) >= minimumTopPile
+      let piled = whiteTop(stats.ceilingHistogram, total: stats.pixelCount).pile >= minimumTopPile
       let lift =
         min(missingWhite, faceRegion == nil ? maxBrighten : subjectEV)
         * smoothstep(missingWhiteFade.lowerBound, missingWhiteFade.upperBound, missingWhite)
@@ -346,27 +346,53 @@ enum ExposureMeasurement {
   /// ``missingWhiteEV(_:total:)`` over which brightening by it fades in (EV).
   static let missingWhiteFade = 0.4...0.6
 
-  /// Share of the photo in the brightest channel's top two codes (at and under the code
-  /// ``missingWhiteEV(_:total:)`` reads) from which they read as clipped whites lowered by a
-  /// gain: on the shared set's copies one to two stops under, photos with clipped whites keep
-  /// 0.3–20 % there, photos without them 0.01–0.05 %.
+  /// Share of the photo on the brightest channel's pile (its most filled code near the top
+  /// and the codes either side, see ``whiteTop(_:total:)``) from which the pile reads as
+  /// clipped whites lowered by a gain: on the shared set's copies one to two stops under,
+  /// photos with clipped whites keep 0.3–20 % there, photos without them 0.01–0.05 %.
   static let minimumTopPile = 0.003
+  /// Codes under the brightest channel's top searched for a pile: a sharpening resize
+  /// (Lanczos) overshoots a flat white's edges by up to about 8 codes, and its overshoot holds
+  /// a tenth of a percent of a 512 px copy, more than ``strayShare``.
+  static let topPileWindow = 10
   /// The key over which a photo reads bright enough that its top alone, without a pile, is
   /// not taken as missing whites (fading in from ``targetKey``).
   static let brightKey = 0.15
 
-  /// Share of pixels whose brightest channel lies in the top two codes `missingWhiteEV` reads.
-  static func topPile(_ ceilings: [Int], total: Int) -> Double {
-    guard ceilings.count == 256, total > 0 else { return 0 }
-    let code = percentileBin(ceilings, 1 - strayShare, total: total)
-    return Double(ceilings[code] + (code > 0 ? ceilings[code - 1] : 0)) / Double(total)
+  /// The brightest channel's top code and the share of the photo piled there: the top is the
+  /// code above which only ``strayShare`` of the photo lies; when no pile of at least
+  /// ``minimumTopPile`` sits there but one does within ``topPileWindow`` codes under it (the
+  /// most filled code and its neighbours), standing thirty times above the thin overshoot over
+  /// it, that pile's code. `ceilings` counts `max(r, g, b)` per code.
+  static func whiteTop(_ ceilings: [Int], total: Int) -> (code: Int, pile: Double) {
+    guard ceilings.count == 256, total > 0 else { return (255, 0) }
+    let n = Double(total)
+    let top = percentileBin(ceilings, 1 - strayShare, total: total)
+    func pile(at code: Int) -> Double {
+      Double(ceilings[max(code - 1, 0)...min(code + 1, 255)].reduce(0, +)) / n
+    }
+    let atTop = pile(at: top)
+    if atTop >= minimumTopPile { return (top, atTop) }
+    var mode = top
+    for code in stride(from: top, through: max(top - topPileWindow, 0), by: -1)
+    where ceilings[code] > ceilings[mode] {
+      mode = code
+    }
+    // The overshoot above a pile is thin: per three codes, a thirtieth of the pile at most (a
+    // Lanczos copy of a white background one stop under: a 400th). A histogram that merely
+    // rises toward its top has no such step, nor does a white a few codes under a brighter
+    // highlight that had its own clip (a copy 0.7 EV under: 14 times).
+    let piled = pile(at: mode)
+    let above = mode + 2 <= top ? Double(ceilings[(mode + 2)...top].reduce(0, +)) / n : 0
+    let overshoot = above / Double(max(top - mode - 1, 1)) * 3
+    guard piled >= minimumTopPile, piled >= 30 * overshoot else { return (top, atTop) }
+    return (mode, piled)
   }
 
   /// How far the brightest channel tops out below white, EV in linear light
-  /// (``ExposureAnalysis/missingWhiteEV``); `ceilings` counts `max(r, g, b)` per code value.
+  /// (``ExposureAnalysis/missingWhiteEV``), read at ``whiteTop(_:total:)``.
   static func missingWhiteEV(_ ceilings: [Int], total: Int) -> Double {
-    guard ceilings.count == 256, total > 0 else { return 0 }
-    let code = percentileBin(ceilings, 1 - strayShare, total: total)
+    let code = whiteTop(ceilings, total: total).code
     return min(maxBrighten, log2(1 / Double(max(SRGBTables.decode8[code], 1e-4))))
   }
 
