@@ -26,22 +26,28 @@ struct MissingWhiteTests {
     return h
   }
 
+  /// The missing white read from a brightest-channel histogram.
+  static func missingWhite(_ ceilings: [Int], total: Int) -> Double {
+    ExposureMeasurement.missingWhiteEV(
+      atCode: ExposureMeasurement.whiteTop(ceilings, total: total).code)
+  }
+
   static func stops(belowWhite code: Int) -> Double {
     log2(1 / SRGBTables.decodeExact(Double(code) / 255))
   }
 
   @Test func readFromTheBrightestChannelsTop() {
     // A clipped white lowered to code 206 (−0.7 EV): read exactly.
-    let lowered = ExposureMeasurement.missingWhiteEV(
+    let lowered = Self.missingWhite(
       Self.ceilings(code: 206, top: 0.02), total: 100_000)
     #expect(abs(lowered - Self.stops(belowWhite: 206)) < 1e-6, "\(lowered)")
     #expect(abs(lowered - 0.7) < 0.02, "\(lowered)")
     // Some channel at white in 0.05 % of the photo: its whites are in place.
     #expect(
-      ExposureMeasurement.missingWhiteEV(
+      Self.missingWhite(
         Self.ceilings(code: 171, top: 0.02, white: 0.0005), total: 100_000) == 0)
     // A hundredth of a percent at white is stray pixels: the top below it is read.
-    let stray = ExposureMeasurement.missingWhiteEV(
+    let stray = Self.missingWhite(
       Self.ceilings(code: 171, top: 0.02, white: 0.0001), total: 100_000)
     #expect(abs(stray - Self.stops(belowWhite: 171)) < 1e-6, "\(stray)")
   }

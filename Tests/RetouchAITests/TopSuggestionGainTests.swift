@@ -71,8 +71,11 @@ struct TopSuggestionGainTests {
   /// A photographed page (g53), whose grey blacks (its darkest half-percent at code 20) read
   /// as a lift that Punch offered to take off, is left alone: its blackest pixels sit at code
   /// 6, and the lift sized by them is too small to apply or to offer.
-  @Test func photographedPageIsLeftAlone() throws {
+  @Test func photographedPageIsLeftAlone() async throws {
     let photo = try AnalysisFixtures.decode("g53").image
     #expect(engine.topSuggestion(for: photo) == nil)
+    let list = await engine.suggestions(
+      for: photo, options: .init(offerOriginal: true, thumbnailMaxDimension: 0))
+    #expect(!list.contains { $0.lookID == Recipe.punch.id }, "\(list.map(\.lookID))")
   }
 }

@@ -292,20 +292,21 @@ enum ExposureMeasurement {
     }
 
     // Whites lowered by an exposure cut: the brightest channel tops out below white (see
-    // ``missingWhiteEV(_:total:)``). Nearly every photo has some channel at 255 somewhere, and
-    // a cut lowers it by exactly the lost gain. It fades in over 0.4–0.6 EV: a colour cast
-    // lowers the brightest channel of a photo without whites by up to a fifth of a stop.
-    // Clipped whites lowered by the cut pile up at the top code (``topPile``), which proves
-    // the cut even where the key reads the photo bright (a high-key frame a stop under);
+    // ``whiteTop(_:total:)``). Nearly every photo has some channel at 255 somewhere, and a cut
+    // lowers it by exactly the lost gain. It fades in over 0.4–0.6 EV: a colour cast lowers
+    // the brightest channel of a photo without whites by up to a fifth of a stop. Clipped
+    // whites lowered by the cut pile up at the top code, which proves the cut even where the
+    // key reads the photo bright (a high-key frame a stop under);
     // without that pile the top alone is no proof (a fog, a cat in warm light: no white in the
     // scene), so it counts only where the key does not already read bright (0.11–0.15). The
     // same fades as above keep the scene's own darkness: dim EXIF, a night or low-key frame,
     // no picture to expose. A face says more than the whites: it bounds the lift.
-    let missingWhite = missingWhiteEV(stats.ceilingHistogram, total: stats.pixelCount)
+    let white = whiteTop(stats.ceilingHistogram, total: stats.pixelCount)
+    let missingWhite = missingWhiteEV(atCode: white.code)
     if missingWhite > missingWhiteFade.lowerBound, intent < 0.5, (sceneEV ?? 10) >= 10,
       input.capture.flashFired != true
     {
-      let piled = whiteTop(stats.ceilingHistogram, total: stats.pixelCount).pile >= minimumTopPile
+      let piled = white.pile >= minimumTopPile
       let lift =
         min(missingWhite, faceRegion == nil ? maxBrighten : subjectEV)
         * smoothstep(missingWhiteFade.lowerBound, missingWhiteFade.upperBound, missingWhite)
@@ -323,6 +324,7 @@ enum ExposureMeasurement {
       if darkOnPurpose { ev = min(ev, 0.7) }
     }
 
+    let bottom = blackBottomCode(stats.floorHistogram, total: stats.pixelCount)
     let exposure = ExposureAnalysis(
       meanLuminance: meanY, keyLuminance: max(0, key), lightnessPercentiles: percentiles,
       lightnessDeviation: deviation,
@@ -333,23 +335,26 @@ enum ExposureMeasurement {
       channelFloor: channelFloor(stats.floorHistogram, total: stats.pixelCount),
       crushedBlack: crushedBlack(stats.floorHistogram, total: stats.pixelCount),
       missingWhiteEV: missingWhite,
-      liftedBlack: liftedBlack(stats.floorHistogram, total: stats.pixelCount),
-      blackBottom: blackBottom(stats.floorHistogram, total: stats.pixelCount))
+      liftedBlack: liftedBlack(stats.floorHistogram, bottom: bottom, total: stats.pixelCount),
+      blackBottom: Double(bottom) / 255)
     return (exposure, intent)
   }
 
   /// Share of the photo beyond the code read as a channel's end (above the brightest channel's
-  /// top in ``missingWhiteEV(_:total:)``, under the darkest channel's bottom in
-  /// ``blackBottom(_:total:)``): a few stray hot pixels or ringing edges are not the photo's
-  /// white or black.
+  /// top in ``whiteTop(_:total:)``, under the darkest channel's bottom in
+  /// ``blackBottomCode(_:total:)``): a few stray hot pixels or ringing edges are not the
+  /// photo's white or black.
   static let strayShare = 0.0002
-  /// ``missingWhiteEV(_:total:)`` over which brightening by it fades in (EV).
+  /// ``ExposureAnalysis/missingWhiteEV`` over which brightening by it fades in (EV).
   static let missingWhiteFade = 0.4...0.6
 
   /// Share of the photo on the brightest channel's pile (its most filled code near the top
   /// and the codes either side, see ``whiteTop(_:total:)``) from which the pile reads as
-  /// clipped whites lowered by a gain: on the shared set's copies one to two stops under,
-  /// photos with clipped whites keep 0.3–20 % there, photos without them 0.01–0.05 %.
+  /// clipped whites lowered by a gain. Measured on the shared set's copies 0.7–2 EV under (at
+  /// 512 px, at the top code): of 165 copies of photos with a clipped channel, a median of
+  /// 0.7 % (up to 20 %), but a third under 0.3 %; of 57 copies of photos without one, a
+  /// median of 0.04 %, but 14 at 0.3 % or more (snow, a fog, a blue-hour lake). The pile is
+  /// evidence, not proof: without it the key decides.
   static let minimumTopPile = 0.003
   /// Codes under the brightest channel's top searched for a pile: a sharpening resize
   /// (Lanczos) overshoots a flat white's edges by up to about 8 codes, and its overshoot holds
@@ -366,10 +371,9 @@ enum ExposureMeasurement {
   /// it, that pile's code. `ceilings` counts `max(r, g, b)` per code.
   static func whiteTop(_ ceilings: [Int], total: Int) -> (code: Int, pile: Double) {
     guard ceilings.count == 256, total > 0 else { return (255, 0) }
-    let n = Double(total)
     let top = percentileBin(ceilings, 1 - strayShare, total: total)
     func pile(at code: Int) -> Double {
-      Double(ceilings[max(code - 1, 0)...min(code + 1, 255)].reduce(0, +)) / n
+      share(of: ceilings, from: code - 1, through: code + 1, total: total)
     }
     let atTop = pile(at: top)
     if atTop >= minimumTopPile { return (top, atTop) }
@@ -379,21 +383,29 @@ enum ExposureMeasurement {
       mode = code
     }
     // The overshoot above a pile is thin: per three codes, a thirtieth of the pile at most (a
-    // Lanczos copy of a white background one stop under: a 400th). A histogram that merely
-    // rises toward its top has no such step, nor does a white a few codes under a brighter
-    // highlight that had its own clip (a copy 0.7 EV under: 14 times).
+    // Lanczos copy of a white background 0.7 EV under: a 413th). A histogram that merely
+    // rises toward its top has no such step; a white a few codes under a brighter highlight
+    // that had its own clip mostly has less of one (two such photos 0.7–2 EV under: 10–34
+    // times, so one of the six copies still reads the lower white, 0.09 EV short of white).
     let piled = pile(at: mode)
-    let above = mode + 2 <= top ? Double(ceilings[(mode + 2)...top].reduce(0, +)) / n : 0
+    let above = share(of: ceilings, from: mode + 2, through: top, total: total)
     let overshoot = above / Double(max(top - mode - 1, 1)) * 3
     guard piled >= minimumTopPile, piled >= 30 * overshoot else { return (top, atTop) }
     return (mode, piled)
   }
 
-  /// How far the brightest channel tops out below white, EV in linear light
-  /// (``ExposureAnalysis/missingWhiteEV``), read at ``whiteTop(_:total:)``.
-  static func missingWhiteEV(_ ceilings: [Int], total: Int) -> Double {
-    let code = whiteTop(ceilings, total: total).code
-    return min(maxBrighten, log2(1 / Double(max(SRGBTables.decode8[code], 1e-4))))
+  /// How far the brightest channel's top `code` (``whiteTop(_:total:)``) sits below white,
+  /// EV in linear light (``ExposureAnalysis/missingWhiteEV``).
+  static func missingWhiteEV(atCode code: Int) -> Double {
+    min(maxBrighten, log2(1 / Double(max(SRGBTables.decode8[code], 1e-4))))
+  }
+
+  /// Share of `total` counted in `hist` from code `first` through `last`, clamped to the
+  /// histogram (0 when that leaves no code).
+  static func share(of hist: [Int], from first: Int, through last: Int, total: Int) -> Double {
+    let lo = max(first, 0), hi = min(last, hist.count - 1)
+    guard lo <= hi, total > 0 else { return 0 }
+    return Double(hist[lo...hi].reduce(0, +)) / Double(total)
   }
 
   /// Spike-to-density ratio (code values) of the darkest channel at 0 over which a clip reads
@@ -446,30 +458,28 @@ enum ExposureMeasurement {
   /// end.
   static let liftPileRatio = 2.0...4.0
 
-  /// The darkest channel's 0.02nd-percentile code, encoded 0...1
-  /// (``ExposureAnalysis/blackBottom``).
-  static func blackBottom(_ floors: [Int], total: Int) -> Double {
+  /// The darkest channel's 0.02nd-percentile code (``ExposureAnalysis/blackBottom`` × 255).
+  static func blackBottomCode(_ floors: [Int], total: Int) -> Int {
     guard floors.count == 256, total > 0 else { return 0 }
-    return Double(percentileBin(floors, strayShare, total: total)) / 255
+    return percentileBin(floors, strayShare, total: total)
   }
 
   /// The encoded level (0...1) the black point reads as raised to, with the photo's blacks
   /// piled on it (``ExposureAnalysis/liftedBlack``); 0 without such a pile.
   ///
   /// A lift `b + (1 − b)·v` moves every pixel whose darkest channel was 0 to the code of `b`
-  /// and leaves nothing under it, so the darkest channel's 0.02nd percentile reads `b` and the
-  /// pixels at that code and the next outnumber the density of the ten codes above. Measured
+  /// and leaves nothing under it, so the darkest channel's 0.02nd percentile (`bottom`, from
+  /// ``blackBottomCode(_:total:)``) reads `b` and the pixels at that code and the next
+  /// outnumber the density of the ten codes above. Measured
   /// on the shared set at 512 px: untouched photos reach a ratio of 0.9 at most (their floors
   /// are spread or at 0), a lifted copy of a photo with true black in it 1.5–57, and a hazy
   /// one, whose veil is a lift in linear light, as much (Punch takes the veil first).
-  static func liftedBlack(_ floors: [Int], total: Int) -> Double {
-    guard floors.count == 256, total > 0 else { return 0 }
-    let code = percentileBin(floors, strayShare, total: total)
-    guard code >= 3, code + 12 < floors.count else { return 0 }
-    let pile = Double(floors[code] + floors[code + 1])
-    let density = Double(floors[(code + 2)..<(code + 12)].reduce(0, +)) / 5
-    let ratio = pile / max(density, 1)
-    return Double(code) / 255
+  static func liftedBlack(_ floors: [Int], bottom: Int, total: Int) -> Double {
+    guard bottom >= 3, bottom + 12 < floors.count, total > 0 else { return 0 }
+    let pile = share(of: floors, from: bottom, through: bottom + 1, total: total)
+    let density = share(of: floors, from: bottom + 2, through: bottom + 11, total: total) / 5
+    let ratio = pile / max(density, 1 / Double(total))
+    return Double(bottom) / 255
       * smoothstep(liftPileRatio.lowerBound, liftPileRatio.upperBound, ratio)
   }
 

@@ -121,11 +121,13 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// analyses made before it was measured.
   public var crushedBlack: Double?
   /// How far below white the photo's whites sit, EV in linear light: the brightest encoded
-  /// channel of the pixel at the 99.98th percentile of `max(r, g, b)`, read as the exposure
-  /// that would bring it to 255. 0 when some channel of more than 0.02 % of the photo is at
-  /// white, as in nearly every photo with a light, a sky or a white shirt in it. An exposure
-  /// cut lowers every white by the same gain, so it reads the cut exactly wherever the photo
-  /// had a clipped channel. Nil in analyses made before it was measured.
+  /// channel of the pixel at the 99.98th percentile of `max(r, g, b)` (or, when a pile of
+  /// whites sits a few codes under that top, as a sharpening resize's overshoot leaves it, the
+  /// pile's code), read as the exposure that would bring it to 255. 0 when some channel of
+  /// more than 0.02 % of the photo is at white, as in nearly every photo with a light, a sky
+  /// or a white shirt in it. An exposure cut lowers every white by the same gain, so it reads
+  /// the cut exactly wherever the photo had a clipped channel. Nil in analyses made before it
+  /// was measured.
   public var missingWhiteEV: Double?
   /// The encoded level (0...1) the display black reads as raised to: the darkest channel's
   /// 0.02nd-percentile code when the photo's blacks pile up on it (a lifted export moves every
