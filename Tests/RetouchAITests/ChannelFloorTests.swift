@@ -41,8 +41,9 @@ struct ChannelFloorTests {
 
   /// A kite in a deep blue sky (d21): the darkest percent reads L* 20, where Punch's lifted
   /// ramp is well under way, but the red channel of the sky reaches black. It is left alone
-  /// (it was given Blacks −1 and Contrast +0.25), and the same photo with its blacks lifted is
-  /// given them back.
+  /// (it was given Blacks −1 and Contrast +0.25), and the same photo with its blacks lifted by
+  /// 0.12 is given them back: Black Point takes most of that level off (all of it would be
+  /// 0.12 / 0.25 = 0.48; without a pile at the bottom to prove the lift, Punch takes 70–100 %).
   @Test func deepSkyIsNotALiftedBlackLevel() throws {
     let sky = try AnalysisFixtures.decode("d21").image
     let analysis = engine.analysis(of: sky)
@@ -51,7 +52,8 @@ struct ChannelFloorTests {
     #expect(engine.topSuggestion(for: sky) == nil)
     let lifted = AnalysisFixtures.mapped(sky) { _, v in 0.12 + 0.88 * v }
     let config = try #require(engine.topSuggestion(for: lifted))
-    #expect(config.value(of: .blacks) < -0.2, "\(config)")
+    let blackPoint = config.value(of: .blackPoint)
+    #expect(blackPoint >= 0.7 * 0.48 && blackPoint <= 0.48 + 0.02, "\(config)")
   }
 
   /// Bright cables against a deep blue sky (d10): the darkest percent reads L* 50, a veil's, but
@@ -71,7 +73,8 @@ struct ChannelFloorTests {
   /// The harness's mildest lift (`0.08 + 0.92·x`) on camera photos with black in them puts the
   /// darkest percent at L* 7–11, under or at the start of where the lifted-blacks ramp started
   /// (L* 10–22), and both of these kept the whole lift. Their floors read the lift (every
-  /// channel raised), so it is taken off, while the photos themselves are left alone.
+  /// channel raised), so most of it is taken off (all of it: Black Point 0.08 / 0.25 = 0.32),
+  /// while the photos themselves are left alone.
   @Test func mildLiftIsTakenOff() throws {
     for id in ["g77", "g74"] {
       let photo = try AnalysisFixtures.decode(id).image
@@ -81,20 +84,22 @@ struct ChannelFloorTests {
       let p1 = engine.analysis(of: lifted).lightnessOnceExposed(percentile: 1)
       #expect(p1 < 12, "\(id): \(p1)")
       let config = try #require(engine.topSuggestion(for: lifted), "\(id)")
-      #expect(config.value(of: .blacks) < -0.15, "\(id): \(config)")
+      let blackPoint = config.value(of: .blackPoint)
+      #expect(blackPoint >= 0.7 * 0.32 && blackPoint <= 0.32 + 0.02, "\(id): \(config)")
     }
   }
 
   /// The black-level fix takes away what the floor shows when the darkest percent says more: a
-  /// lamp-lit ceiling's darkest percent at L* 27.6 over a floor at L* 6.8 asked for Blacks −1.
+  /// lamp-lit ceiling's darkest percent at L* 27.6 (encoded 0.24 over a clean photo's) over a
+  /// floor at L* 6.8 (0.06 over) asked for Blacks −1.
   @Test func blackLevelRemovalIsBoundedByTheFloor() {
     var a = balancedAnalysis()
     a.exposure.lightnessPercentiles = [27.6, 35, 45, 56, 70, 90, 99]
     let byPercentile = ToneFit.blackLevelRemoval(a, strength: 1)
     a.exposure.channelFloor = 6.8
     let byFloor = ToneFit.blackLevelRemoval(a, strength: 1)
-    #expect((byPercentile[.blacks] ?? 0) < -0.8, "\(byPercentile)")
-    #expect((byFloor[.blacks] ?? 0) > -0.4 && (byFloor[.blacks] ?? 0) < 0, "\(byFloor)")
+    #expect((byPercentile[.blackPoint] ?? 0) > 0.85, "\(byPercentile)")
+    #expect(abs((byFloor[.blackPoint] ?? 0) - 0.25) < 0.05, "\(byFloor)")
     // A floor as high as the darkest percent changes nothing.
     a.exposure.channelFloor = 27.6
     #expect(ToneFit.blackLevelRemoval(a, strength: 1) == byPercentile)

@@ -33,6 +33,7 @@ struct CorrectionEvidenceTests {
     // roughly a stop on a frame that is nearly all highlights).
     #expect(-ev - config.value(of: .highlights) < 1.0, "\(config)")
     #expect(config.value(of: .blacks) >= 0, "overexposed snow is not a veil: \(config)")
+    #expect(config.value(of: .blackPoint) <= 0, "overexposed snow is not a veil: \(config)")
   }
 
   /// The clipping bounds what the key asks for: a frame with nothing blown measures no excess,
@@ -180,6 +181,7 @@ struct CorrectionEvidenceTests {
     let config = engine.topSuggestion(for: under)
     let c = config ?? .neutral
     #expect(c.value(of: .blacks) >= 0, "\(c)")
+    #expect(c.value(of: .blackPoint) <= 0, "\(c)")
     #expect(c.value(of: .brightness) >= 0, "\(c)")
     #expect(c.value(of: .exposure) >= 0, "\(c)")
     #expect(c.value(of: .temperature) <= 0, "\(c)")

@@ -115,6 +115,23 @@ struct ColorToneTests {
     #expect(abs(grey(transform([.whites: 1]), 0)) < 1e-4)
   }
 
+  /// Black Point is levels on the black end: positive maps `k = 0.25·value` to black and keeps
+  /// white, a straight line between (the exact inverse of lifted blacks, per channel, so a
+  /// colour keeps its hue); negative lifts black to `k`, the inverse of a raised black point.
+  @Test func blackPointIsLevelsOnTheBlackEnd() {
+    let lower = transform([.blackPoint: 0.4])  // k = 0.1
+    let raise = transform([.blackPoint: -0.4])
+    for v in stride(from: 0.0, through: 1.0, by: 0.05) {
+      let lifted = 0.1 + 0.9 * v
+      #expect(abs(grey(lower, Float(lifted)) - Float(v)) < 0.002, "lowered \(lifted)")
+      #expect(abs(grey(raise, Float(v)) - Float(lifted)) < 0.002, "raised \(v)")
+    }
+    #expect(grey(lower, 0.05) == 0, "levels under the black point clip to black")
+    let colour = lower.apply(0.1 + 0.9 * 0.7, 0.1 + 0.9 * 0.3, 0.1 + 0.9 * 0.05)
+    #expect(abs(colour.0 - 0.7) < 0.002 && abs(colour.1 - 0.3) < 0.002)
+    #expect(abs(colour.2 - 0.05) < 0.002)
+  }
+
   @Test func saturationMinusOneGivesGrey() {
     let t = transform([.saturation: -1])
     var rng = SeededRandom(seed: 21)

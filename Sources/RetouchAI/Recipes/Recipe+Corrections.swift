@@ -43,8 +43,9 @@ extension Recipe {
   /// share suggests (the renderer's Blacks moves black to `0.15 × blacks` encoded), and local
   /// Shadows lifts dark regions when the subject is darker than the photo.
   ///
-  /// A crushed black point (``ExposureAnalysis/crushedBlack``) is undone by its inverse, fitted
-  /// with Blacks and Brightness (``ToneFit/blackPointRestore(_:)``).
+  /// A crushed black point (``ExposureAnalysis/crushedBlack``) is undone by its exact inverse
+  /// (a negative Black Point, ``ToneFit/blackPointRestore(level:)``) instead of the clipped
+  /// share's Blacks, at the level the share asks for when that is more.
   public static let liftShadows = Recipe(
     "lift-shadows", LocalizedText("Lift Shadows", zh: "提亮阴影"),
     symbol: "circle.lefthalf.filled.inverse", kind: .correction
@@ -67,8 +68,17 @@ extension Recipe {
       * (1 - lowKey)
     let blackPoint = a.exposure.crushedBlack ?? 0
     guard crushed > 0 || subjectDark || deep > 0 || blackPoint > 0 else { return nil }
-    var p = ToneFit.blackPointRestore(a)
-    p[.blacks] = Sizing.step(max(0.7 * max(crushed, deep * 0.5), p[.blacks] ?? 0))
+    // The clipped share's own sizing: Blacks moving black to `0.15 × blacks`.
+    let blacks = Sizing.step(0.7 * max(crushed, deep * 0.5))
+    var p: [EditSettingType: Double] = [:]
+    if blackPoint > 0.005 {
+      // The reading is capped (``ExposureMeasurement/maxCrushedBlack``); a larger clipped share
+      // asks for more.
+      let shareLevel = blacks * ColorToneTransform.blackWhiteReach
+      p = ToneFit.blackPointRestore(level: max(blackPoint, shareLevel))
+    } else {
+      p[.blacks] = blacks
+    }
     var shadows = subjectDark ? 0.35 : 0
     shadows = max(shadows, 0.25 * crushed)
     p[.shadows] = Sizing.step(shadows)

@@ -5,7 +5,7 @@
 /// Raw values are the stable JSON keys of ``EditConfig``; never rename one.
 public enum EditSettingType: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
   // Light
-  case exposure, brightness, contrast, highlights, shadows, whites, blacks, dehaze
+  case exposure, brightness, contrast, highlights, shadows, whites, blacks, blackPoint, dehaze
   // Colour
   case saturation, vibrance, temperature, tint, shadowWarmth
   // Detail
@@ -39,7 +39,8 @@ public enum EditSettingType: String, Sendable, Hashable, Codable, CaseIterable, 
 
   public var group: Group {
     switch self {
-    case .exposure, .brightness, .contrast, .highlights, .shadows, .whites, .blacks, .dehaze:
+    case .exposure, .brightness, .contrast, .highlights, .shadows, .whites, .blacks, .blackPoint,
+      .dehaze:
       .light
     case .saturation, .vibrance, .temperature, .tint, .shadowWarmth: .color
     case .sharpness, .noiseReduction, .clarity: .detail

@@ -37,6 +37,12 @@ import RetouchCore
 ///      can exceed 1 (negative exposure, neutral white balance).
 /// 2. **Tone** on encoded (perceptual) values, per channel, folded into one 4096-entry table
 ///    with linear interpolation:
+///    - *Black point* (−1…1), first: levels on the black end with `k = 0.25·|blackPoint|`
+///      (``blackPointReach``). Positive values map `k` to black and stretch the rest back to
+///      white, `v' = (v − k)/(1 − k)` (clipped at 0): the exact inverse of blacks lifted in the
+///      display values (a matte export, a faded print). Negative values lift black to `k`,
+///      `v' = k + (1 − k)·v`: the exact inverse of a black point that was raised (crushed
+///      shadows). White stays white either way.
 ///    - *Blacks and whites* (−1…1): `v + β(1 − v)² + ω v²` with `β = 0.15·blacks`,
 ///      `ω = 0.15·whites`. Black moves to `β` and white to `1 + ω`: positive blacks lift the
 ///      black level, negative ones raise the input level that maps to black (crushing);
@@ -106,6 +112,8 @@ public struct ColorToneTransform: Sendable {
   /// The veil of linear light (0...1 of white) that Dehaze ±1 takes away or adds; a value `d`
   /// moves `dehazeVeil · |d|`.
   public static let dehazeVeil = 0.5
+  /// The black level Black Point ±1 takes away or adds, in encoded values.
+  public static let blackPointReach = 0.25
   /// How far Blacks ±1 moves black (and Whites ±1 white), in encoded values.
   public static let blackWhiteReach = 0.15
   /// Brightness `b` is the gamma `2^(−brightnessSpan·b)`.
@@ -114,8 +122,8 @@ public struct ColorToneTransform: Sendable {
   /// The settings this transform implements; any other setting is left to other stages.
   public static let coveredSettings: Set<EditSettingType> = {
     var s: Set<EditSettingType> = [
-      .exposure, .brightness, .contrast, .whites, .blacks, .dehaze, .saturation, .vibrance,
-      .temperature, .tint, .shadowWarmth,
+      .exposure, .brightness, .contrast, .whites, .blacks, .blackPoint, .dehaze, .saturation,
+      .vibrance, .temperature, .tint, .shadowWarmth,
     ]
     for t in EditSettingType.allCases where t.group == .colorMixer { s.insert(t) }
     return s
@@ -134,6 +142,7 @@ public struct ColorToneTransform: Sendable {
     let exposure = value(.exposure)
     let temperature = value(.temperature)
     let tint = value(.tint)
+    let blackPoint = value(.blackPoint)
     let blacks = value(.blacks)
     let whites = value(.whites)
     let brightness = value(.brightness)
@@ -179,7 +188,9 @@ public struct ColorToneTransform: Sendable {
     let omega = Self.blackWhiteReach * whites
     let gamma = pow(2, -Self.brightnessSpan * brightness)
     let contrastAmount = Float(contrast > 0 ? 0.8 * contrast : 0.6 * contrast)
-    let hasTone = blacks != 0 || whites != 0 || brightness != 0 || contrast != 0
+    let level = Self.blackPointReach * abs(blackPoint)
+    let hasTone =
+      blackPoint != 0 || blacks != 0 || whites != 0 || brightness != 0 || contrast != 0
     func tone(_ encoded: Double) -> Double {
       var v = encoded
       if linear && rolloffTop > 1 && v > 0.9 {
@@ -190,6 +201,11 @@ public struct ColorToneTransform: Sendable {
         v = knee + (1 - knee) * u / (1 + a * u)
       }
       v = min(max(v, 0), 1)
+      if blackPoint > 0 {
+        v = max(v - level, 0) / (1 - level)
+      } else if blackPoint < 0 {
+        v = level + (1 - level) * v
+      }
       if beta != 0 || omega != 0 {
         v = v + beta * (1 - v) * (1 - v) + omega * v * v
         v = min(max(v, 0), 1)
