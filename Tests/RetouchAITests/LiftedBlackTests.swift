@@ -44,6 +44,40 @@ struct LiftedBlackTests {
     #expect(Self.lifted(black, total: total) == 0)
   }
 
+  /// A Lanczos copy rings under the pile: a few pixels up to 7 codes below it put the bottom
+  /// there. The pile is found above them, unless what lies under it is more than a third of
+  /// it (then the floor is the photo's own dark tones, not a lift).
+  @Test func pileIsFoundAboveAResizesUndershoot() {
+    let total = 100_000
+    var ringing = Self.floors(code: 26, pile: 0.02, density: 0.002)
+    for (code, share) in [(19, 0.0002), (21, 0.0003), (23, 0.0005), (25, 0.001)] {
+      ringing[code] = Int(share * Double(total))
+    }
+    ringing[150] -= 200
+    #expect(ExposureMeasurement.blackBottomCode(ringing, total: total) < 26)
+    let read = Self.lifted(ringing, total: total)
+    #expect(abs(read - 26.0 / 255) < 1e-9, "\(read)")
+    var tones = ringing
+    tones[24] = Int(0.008 * Double(total))
+    tones[150] -= tones[24]
+    #expect(Self.lifted(tones, total: total) == 0, "\(tones[19...30])")
+  }
+
+  /// The lifted mountains (d08, 0.08) handed over as a 512-px Lanczos copy, as an app passes a
+  /// display-size copy: the lift is read at its pile, past the ringing under it, and the top
+  /// suggestion takes it off (the bottom alone read no pile, and Punch was not applied).
+  @Test func liftIsReadOnALanczosCopy() throws {
+    let photo = try AnalysisFixtures.decode("d08", longEdge: 1536).image
+    let lifted = AnalysisFixtures.mapped(photo) { _, v in 0.08 + 0.92 * v }
+    let copy = lifted.resized(toFitLongEdge: 512)
+    let exposure = engine.analysis(of: copy).exposure
+    #expect(try #require(exposure.blackBottom) < 0.08 - 1.5 / 255, "no undershoot to test")
+    let read = try #require(exposure.liftedBlack)
+    #expect(abs(read - 0.08) < 1.5 / 255, "\(read)")
+    let config = try #require(engine.topSuggestion(for: copy))
+    #expect(abs(config.value(of: .blackPoint) - 0.32) <= 0.02, "\(config)")
+  }
+
   /// Mountains under clouds (d08) and a lit shop front at night (g56), both with true black in
   /// them: untouched, no lift is read; lifted by the harness's mild 0.08, the lift is read
   /// within a code, the top suggestion takes that level off with Black Point (0.08 / 0.25), and
