@@ -130,6 +130,22 @@ struct RecipeCorrectionTests {
     #expect(config.value(of: .blacks) > 0.3)
   }
 
+  /// Beside a well-lit face the clipped black is a studio background: Lift Shadows is not
+  /// offered for it (the NASA portrait outside `dev`, face at 0.47, got Blacks +0.35). Beside a
+  /// face in shadow it still is.
+  @Test func clippedBlackBesideALitFaceIsTheBackground() throws {
+    var a = balancedAnalysis()
+    a.exposure.shadowClipping = 0.12
+    a.exposure.lightnessPercentiles[0] = 0
+    a.exposure.lightnessPercentiles[1] = 0
+    a.faces = [face(luminance: 0.4)]
+    a.exposure.subjectLuminance = 0.4
+    #expect(Recipe.liftShadows.config(for: a) == nil)
+    a.faces = [face(luminance: 0.08)]
+    let config = try #require(Recipe.liftShadows.config(for: a))
+    #expect(config.value(of: .blacks) > 0.3, "\(config)")
+  }
+
   /// A lifted black level (display values `0.14 + 0.86·x`, like a faded print) gets Punch's
   /// levels fix as the top suggestion, which takes that level back off (Black Point 0.14 / 0.25).
   @Test func liftedBlacksAreLowered() throws {

@@ -60,12 +60,18 @@ extension Recipe {
     // key), not a clipped black level.
     let underexposed = a.exposure.suggestedEV >= 0.3
     let lowKey = Sizing.ramp(clipped, from: 0.15, to: 0.3)
+    // Judged by the subject: beside a well-lit face the clipped black is the background's (a
+    // studio portrait on black), not shadows the photo lost. Outside `dev` that left a NASA
+    // portrait alone (given Blacks +0.35, ΔE2000 1.54) and let its degraded copies get their
+    // own fixes, at the cost of a crushed sunny couple whose clipped share alone had been
+    // read (crush ΔE2000 0.5 → 2.5 and 3.0 → 4.9).
+    let litFace = a.faces.map { Sizing.ramp($0.luminance, from: 0.15, to: 0.3) }.max() ?? 0
     let crushed =
       Sizing.ramp(clipped, from: 0.06, to: 0.25) * (underexposed ? 0.3 : 1)
-      * (1 - lowKey)
+      * (1 - lowKey) * (1 - litFace)
     let deep =
       Sizing.ramp(8 - p5, from: 0, to: 8) * Sizing.ramp(clipped, from: 0.03, to: 0.1)
-      * (1 - lowKey)
+      * (1 - lowKey) * (1 - litFace)
     let blackPoint = a.exposure.crushedBlack ?? 0
     guard crushed > 0 || subjectDark || deep > 0 || blackPoint > 0 else { return nil }
     // The clipped share's own sizing: Blacks moving black to `0.15 × blacks`.
