@@ -139,7 +139,6 @@ struct RecipeCorrectionTests {
     a.exposure.lightnessPercentiles[0] = 0
     a.exposure.lightnessPercentiles[1] = 0
     a.faces = [face(luminance: 0.4)]
-    a.exposure.subjectLuminance = 0.4
     #expect(Recipe.liftShadows.config(for: a) == nil)
     a.faces = [face(luminance: 0.08)]
     let config = try #require(Recipe.liftShadows.config(for: a))

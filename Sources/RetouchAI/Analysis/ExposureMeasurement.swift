@@ -461,7 +461,7 @@ enum ExposureMeasurement {
   }
 
   /// Ratio of the pile at the darkest channel's floor to the density above it over which the
-  /// floor reads as a raised black level (``liftedBlack(_:total:)``), fading in to the upper
+  /// floor reads as a raised black level (``liftedBlack(_:bottom:total:)``), fading in to the upper
   /// end.
   static let liftPileRatio = 2.0...4.0
 
@@ -477,8 +477,8 @@ enum ExposureMeasurement {
   /// A lift `b + (1 − b)·v` moves every pixel whose darkest channel was 0 to the code of `b`
   /// and leaves nothing under it, so the darkest channel's 0.02nd percentile (`bottom`, from
   /// ``blackBottomCode(_:total:)``) reads `b` and the pixels at that code and the next
-  /// outnumber the density of the ten codes above. Measured
-  /// on the shared set at 512 px: untouched photos reach a ratio of 0.9 at most (their floors
+  /// outnumber the density of the ten codes above. Measured at the bottom on the shared set at
+  /// 512 px (box-averaged): untouched photos reach a ratio of 0.9 at most (their floors
   /// are spread or at 0), a lifted copy of a photo with true black in it 1.5–57, and a hazy
   /// one, whose veil is a lift in linear light, as much (Punch takes the veil first).
   ///

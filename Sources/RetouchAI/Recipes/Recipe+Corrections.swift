@@ -72,16 +72,16 @@ extension Recipe {
     let deep =
       Sizing.ramp(8 - p5, from: 0, to: 8) * Sizing.ramp(clipped, from: 0.03, to: 0.1)
       * (1 - lowKey) * (1 - litFace)
-    let blackPoint = a.exposure.crushedBlack ?? 0
-    guard crushed > 0 || subjectDark || deep > 0 || blackPoint > 0 else { return nil }
+    let crushLevel = a.exposure.crushedBlack ?? 0
+    guard crushed > 0 || subjectDark || deep > 0 || crushLevel > 0 else { return nil }
     // The clipped share's own sizing: Blacks moving black to `0.15 × blacks`.
     let blacks = Sizing.step(0.7 * max(crushed, deep * 0.5))
     var p: [EditSettingType: Double] = [:]
-    if blackPoint > 0.005 {
+    if crushLevel > 0.005 {
       // The reading is capped (``ExposureMeasurement/maxCrushedBlack``); a larger clipped share
       // asks for more.
       let shareLevel = blacks * ColorToneTransform.blackWhiteReach
-      p = ToneFit.blackPointRestore(level: max(blackPoint, shareLevel))
+      p = ToneFit.blackPointRestore(level: max(crushLevel, shareLevel))
     } else {
       p[.blacks] = blacks
     }
@@ -89,7 +89,7 @@ extension Recipe {
     shadows = max(shadows, 0.25 * crushed)
     p[.shadows] = Sizing.step(shadows)
     let need = max(
-      crushed, deep * 0.6, subjectDark ? 0.5 : 0, Sizing.ramp(blackPoint, from: 0.01, to: 0.04))
+      crushed, deep * 0.6, subjectDark ? 0.5 : 0, Sizing.ramp(crushLevel, from: 0.01, to: 0.04))
     return RecipeProposal(config: EditConfig(properties: p), need: need)
   }
 

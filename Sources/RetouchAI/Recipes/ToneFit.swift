@@ -51,7 +51,7 @@ enum ToneFit {
     if let bottom = a.exposure.blackBottom { lift = min(lift, bottom) }
     let k = max(lift * strength, a.exposure.liftedBlack ?? 0)
     guard k > 0.01 else { return [:] }
-    return [.blackPoint: Sizing.step(min(k / ColorToneTransform.blackPointReach, 1))]
+    return [.blackPoint: blackPoint(level: k)]
   }
 
   /// Black Point that puts back a black point crushed at encoded level `b` (as
@@ -59,7 +59,13 @@ enum ToneFit {
   /// exactly (negative Black Point).
   static func blackPointRestore(level b: Double) -> [EditSettingType: Double] {
     guard b > 0.005 else { return [:] }
-    return [.blackPoint: -Sizing.step(min(b / ColorToneTransform.blackPointReach, 1))]
+    return [.blackPoint: -blackPoint(level: b)]
+  }
+
+  /// The Black Point magnitude that moves black by the encoded level `k`
+  /// (``ColorToneTransform/blackPointReach``), on the slider's step, at most 1.
+  static func blackPoint(level k: Double) -> Double {
+    Sizing.step(min(k / ColorToneTransform.blackPointReach, 1))
   }
 
   /// Sliders that take away a veil of linear light (haze, lifted blacks): the measured black
