@@ -25,24 +25,33 @@ package struct GreyPlane: Sendable, Hashable {
     let (wr, wg, wb) = image.colorSpace.lumaWeights
     let channels = image.format.channelCount
     let count = image.pixelCount
-    var out = [Float](repeating: 0, count: count)
-    image.withUnsafeBytes { raw in
-      out.withUnsafeMutableBufferPointer { dst in
-        if image.format.bitDepth == 8 {
-          let src = raw.bindMemory(to: UInt8.self)
-          for i in 0..<count {
-            let p = i * channels
-            dst[i] = wr * Float(src[p]) + wg * Float(src[p + 1]) + wb * Float(src[p + 2])
-          }
-        } else {
-          let src = raw.bindMemory(to: UInt16.self)
-          let s: Float = 255.0 / 65535.0
-          for i in 0..<count {
-            let p = i * channels
-            dst[i] = s * (wr * Float(src[p]) + wg * Float(src[p + 1]) + wb * Float(src[p + 2]))
+    let width = image.width, eightBit = image.format.bitDepth == 8
+    // Rows in parallel bands; each pixel's value depends on that pixel alone.
+    let out = [Float](unsafeUninitializedCapacity: count) { dst, initialized in
+      image.withUnsafeBytes { raw in
+        guard let base = raw.baseAddress, let d = dst.baseAddress else { return }
+        let src = SendableRawPointer(base)
+        let out = SendableRawPointer(UnsafeMutableRawPointer(d))
+        ParallelBands.forEach(rows: image.height) { rows in
+          let dst = out.pointer.assumingMemoryBound(to: Float.self)
+          let range = (rows.lowerBound * width)..<(rows.upperBound * width)
+          if eightBit {
+            let src = src.pointer.assumingMemoryBound(to: UInt8.self)
+            for i in range {
+              let p = i * channels
+              dst[i] = wr * Float(src[p]) + wg * Float(src[p + 1]) + wb * Float(src[p + 2])
+            }
+          } else {
+            let src = src.pointer.assumingMemoryBound(to: UInt16.self)
+            let s: Float = 255.0 / 65535.0
+            for i in range {
+              let p = i * channels
+              dst[i] = s * (wr * Float(src[p]) + wg * Float(src[p + 1]) + wb * Float(src[p + 2]))
+            }
           }
         }
       }
+      initialized = count
     }
     self.init(width: image.width, height: image.height, values: out)
   }

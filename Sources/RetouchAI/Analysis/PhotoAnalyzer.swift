@@ -71,53 +71,109 @@ public struct PhotoAnalyzer: Sendable {
     // The grey plane and focus tiles are shared by faces, subject and scene (made once).
     let plane = GreyPlane(image: copy)
     let focus = FocusMap(plane: plane)
-    // Face detection (the costly part) runs beside the pixel statistics and scene features,
-    // which do not depend on it. Each side writes only its own slot and the slots are read after
-    // both have finished, so the result does not depend on thread timing. The detector keeps to
-    // one thread here: with its own worker as well, three threads shared the two cores and the
-    // statistics side finished last (six alternating `retouch-bench ai` runs: `topSuggestion`
-    // 14.2 → 12.9 ms median, faster in five of six).
+    // Two sides of equal cost run at once: face detection (the costly part) and then the
+    // subject it decides, beside the pixel statistics, the brightest detail's colour (which
+    // reads the statistics' luminance plane), the scene features and the grey pixels. Each side
+    // writes only its own slot and the slots are read after both have finished, so the result
+    // does not depend on thread timing. The detector keeps to one thread here: with its own
+    // worker as well, three threads shared the two cores and the statistics side finished last
+    // (six alternating `retouch-bench ai` runs: `topSuggestion` 14.2 → 12.9 ms median, faster
+    // in five of six). The subject and the highlight colour used to follow both sides, one
+    // after the other, on one core.
     let faceDetector = FaceDetector(
       detectionLongEdge: FaceDetector.defaultDetectionLongEdge, threads: 1)
-    let faceSlot = Slot<[FaceObservation]>([])
-    let statsSlot = Slot<(PixelStatistics, SceneFeatures, GreyPixels.Estimate?)?>(nil)
+    let faceSlot = Slot<([FaceObservation], SubjectAnalysis)?>(nil)
+    let statsSlot = Slot<StatisticsSide?>(nil)
     let shared = SharedInputs(copy: copy, plane: plane, focus: focus)
     DispatchQueue.concurrentPerform(iterations: 2) { side in
       if side == 0 {
-        faceSlot.value = faceDetector.detect(
-          in: shared.copy, plane: shared.plane, focus: shared.focus)
+        faceSlot.value = Self.facesSide(shared, detector: faceDetector)
       } else {
-        statsSlot.value = (
-          PixelStatistics(shared.copy),
-          SceneFeatures(image: shared.copy, plane: shared.plane, focus: shared.focus),
-          GreyPixels.estimate(shared.copy)
-        )
+        statsSlot.value = Self.statisticsSide(shared)
       }
     }
-    let faces = faceSlot.value
-    let (stats, measuredFeatures, greyPixels) =
-      statsSlot.value
-      ?? (
-        PixelStatistics(copy), SceneFeatures(image: copy, plane: plane, focus: focus),
-        GreyPixels.estimate(copy)
-      )
-    let subject = SubjectFinder.findSubject(plane: plane, focus: focus, faces: faces)
+    let (faces, subject) = faceSlot.value ?? Self.facesSide(shared, detector: faceDetector)
+    let measured = statsSlot.value ?? Self.statisticsSide(shared)
+    let stats = measured.stats
     let capture = Self.captureFacts(metadata)
-    let (exposure, darkIntent) = ExposureMeasurement.measure(
-      .init(stats: stats, subject: subject, faces: faces, capture: capture))
-    let color = ColorMeasurement.measure(
-      stats, exposure: exposure, darkIntent: darkIntent, greyPixels: greyPixels,
-      highlightWarmth: HighlightColor.warmth(copy, luminance: stats.luminancePlane))
-    let sharpness = SharpnessMeasurement.measure(stats, subject: subject)
+    // Softness beside exposure, colour and the colour-balanced scene features (which need the
+    // illuminant): the two take about 1 ms each.
+    let sharpnessSlot = Slot<SharpnessAnalysis?>(nil)
+    let colourSlot = Slot<(ExposureAnalysis, ColorAnalysis, SceneFeatures)?>(nil)
+    let inputs = MeasuredInputs(
+      measured: measured, subject: subject, faces: faces, capture: capture, copy: copy)
+    DispatchQueue.concurrentPerform(iterations: 2) { side in
+      if side == 0 {
+        sharpnessSlot.value = SharpnessMeasurement.measure(
+          inputs.measured.stats, subject: inputs.subject)
+      } else {
+        colourSlot.value = Self.exposureAndColour(
+          inputs.measured, subject: inputs.subject, faces: inputs.faces,
+          capture: inputs.capture, copy: inputs.copy)
+      }
+    }
+    let sharpness =
+      sharpnessSlot.value ?? SharpnessMeasurement.measure(stats, subject: subject)
+    let (exposure, color, sceneFeatures) =
+      colourSlot.value
+      ?? Self.exposureAndColour(
+        measured, subject: subject, faces: faces, capture: capture, copy: copy)
     var analysis = PhotoAnalysis(
       pixelSize: fullSize, exposure: exposure, color: color, faces: faces, subject: subject,
       noise: nil, sharpness: sharpness, sceneScores: [:], capture: capture)
     analysis.exposure.meanLuma = stats.totals.lumaSum / Double(max(1, stats.pixelCount)) / 255
-    // Sky, foliage and lamp colours once more with the measured cast removed (the indoor score).
-    var sceneFeatures = measuredFeatures
-    sceneFeatures.measureOnceBalanced(copy, illuminant: color.illuminant)
     analysis.sceneScores = SceneClassifier.scores(features: sceneFeatures, analysis: analysis)
     return analysis
+  }
+
+  /// What the statistics side of ``analyzeSmall(_:fullSize:metadata:)`` measures.
+  private struct StatisticsSide: Sendable {
+    let stats: PixelStatistics
+    let highlightWarmth: Double?
+    let features: SceneFeatures
+    let greyPixels: GreyPixels.Estimate?
+  }
+
+  /// What the second pair of sides of ``analyzeSmall(_:fullSize:metadata:)`` reads.
+  private struct MeasuredInputs: Sendable {
+    let measured: StatisticsSide
+    let subject: SubjectAnalysis
+    let faces: [FaceObservation]
+    let capture: CaptureFacts
+    let copy: Image
+  }
+
+  /// Exposure, then colour, then the scene features measured once more with the measured cast
+  /// removed (sky, foliage and lamp colours for the indoor score).
+  private static func exposureAndColour(
+    _ measured: StatisticsSide, subject: SubjectAnalysis, faces: [FaceObservation],
+    capture: CaptureFacts, copy: Image
+  ) -> (ExposureAnalysis, ColorAnalysis, SceneFeatures) {
+    let (exposure, darkIntent) = ExposureMeasurement.measure(
+      .init(stats: measured.stats, subject: subject, faces: faces, capture: capture))
+    let color = ColorMeasurement.measure(
+      measured.stats, exposure: exposure, darkIntent: darkIntent,
+      greyPixels: measured.greyPixels, highlightWarmth: measured.highlightWarmth)
+    var features = measured.features
+    features.measureOnceBalanced(copy, illuminant: color.illuminant)
+    return (exposure, color, features)
+  }
+
+  private static func facesSide(
+    _ shared: SharedInputs, detector: FaceDetector
+  ) -> ([FaceObservation], SubjectAnalysis) {
+    let faces = detector.detect(in: shared.copy, plane: shared.plane, focus: shared.focus)
+    let subject = SubjectFinder.findSubject(plane: shared.plane, focus: shared.focus, faces: faces)
+    return (faces, subject)
+  }
+
+  private static func statisticsSide(_ shared: SharedInputs) -> StatisticsSide {
+    let stats = PixelStatistics(shared.copy)
+    return StatisticsSide(
+      stats: stats,
+      highlightWarmth: HighlightColor.warmth(shared.copy, luminance: stats.luminancePlane),
+      features: SceneFeatures(image: shared.copy, plane: shared.plane, focus: shared.focus),
+      greyPixels: GreyPixels.estimate(shared.copy))
   }
 
   /// The read-only inputs both sides of ``analyzeSmall(_:fullSize:metadata:)`` share.
