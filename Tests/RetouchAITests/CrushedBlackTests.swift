@@ -66,4 +66,98 @@ struct CrushedBlackTests {
     let (before, after) = AnalysisFixtures.difference(of: copy, from: photo, fixedBy: config)
     #expect(after < 0.75 * before, "\(id): ΔE*ab \(before) → \(after)")
   }
+
+  /// The darkest channel's codes 0...4 are counted at the photo's own size: every pixel of a
+  /// small frame, 16-bit values by their high byte, and a point sample (every second pixel of
+  /// every second row) of a frame past ``ExposureMeasurement/fullCountSamples``.
+  @Test func fullResolutionFloorsCountTheDarkestChannel() {
+    // Row y has its darkest channel at code y % 8 (others higher): rows 0...4 are counted.
+    func frame(width: Int, height: Int, format: PixelFormat) -> Image {
+      var image = Image(width: width, height: height, format: format)
+      let channels = format.channelCount
+      image.withUnsafeMutableBytes { raw in
+        for y in 0..<height {
+          let code = y % 8
+          for x in 0..<width {
+            let i = (y * width + x) * channels
+            let rgb = [code + 40, code, code + 9]
+            for c in 0..<3 {
+              if format.bitDepth == 8 {
+                raw[i + c] = UInt8(rgb[c])
+              } else {
+                // High byte the code, low byte noise that must not count.
+                let v = UInt16(rgb[c] << 8 | (x * 37 + c) & 0xFF)
+                raw.storeBytes(of: v, toByteOffset: 2 * (i + c), as: UInt16.self)
+              }
+            }
+          }
+        }
+      }
+      return image
+    }
+    for format in [PixelFormat.rgb8, .rgba16] {
+      let (floors, total) = ExposureMeasurement.fullResolutionFloors(
+        frame(width: 30, height: 80, format: format))
+      #expect(total == 2400, "\(format)")
+      #expect(floors == [300, 300, 300, 300, 300], "\(format): \(floors)")
+    }
+    let big = frame(width: 2400, height: 1600, format: .rgb8)
+    let (floors, total) = ExposureMeasurement.fullResolutionFloors(big)
+    #expect(total == 1200 * 800)
+    // Every second row: codes 0, 2, 4 and 6 only, a quarter of the sampled rows each.
+    #expect(floors == [240_000, 0, 240_000, 0, 240_000], "\(floors)")
+  }
+
+  /// The full-resolution reading counts as far as the scene is lit: all of it without EXIF or
+  /// in daylight, none under dim light (EV100 6 and less), in a frame a third pure black, or
+  /// in a photo dark on purpose; never less than the copy's own reading.
+  @Test func fullResolutionReadingIsTrustedInLitScenes() {
+    // 5 % at 0 over 0.4 % per code: 12.5 codes, about 0.049.
+    let floors = Self.floors(spike: 0.05, density: 0.004)
+    let full = ExposureMeasurement.crushedBlack(floors, total: 100_000)
+    #expect(abs(full - 12.5 / 255) < 1e-9, "\(full)")
+    func exposure(ev: Double?, black: Double = 0.04, dark: Bool = false) -> ExposureAnalysis {
+      ExposureAnalysis(
+        meanLuminance: 0.15, keyLuminance: 0.1, lightnessPercentiles: [], lightnessDeviation: 20,
+        shadowClipping: black, highlightClipping: 0, subjectLuminance: 0.15, sceneEV100: ev,
+        isDarkOnPurpose: dark, suggestedEV: 0, crushedBlack: 0.01)
+    }
+    func read(_ e: ExposureAnalysis) -> Double {
+      ExposureMeasurement.fullResolutionCrush(floors: floors, total: 100_000, exposure: e)
+    }
+    #expect(abs(read(exposure(ev: nil)) - full) < 1e-12)
+    #expect(abs(read(exposure(ev: 13)) - full) < 1e-12)
+    #expect(read(exposure(ev: 5)) == 0.01)
+    let half = read(exposure(ev: 7))
+    #expect(abs(half - (0.01 + full) / 2) < 1e-9, "\(half)")
+    #expect(read(exposure(ev: nil, black: 0.35)) == 0.01)
+    #expect(read(exposure(ev: nil, dark: true)) == 0.01)
+    // A copy that read more keeps its reading.
+    var more = exposure(ev: nil)
+    more.crushedBlack = 0.06
+    #expect(read(more) == 0.06)
+  }
+
+  /// A sunlit portrait (g47) and tomatoes on the vine (g68) crushed by the harness's mild 0.05
+  /// at 768 px: shrunk to the analysis copy, averaging spreads the clip over codes 1–3 and the
+  /// copy reads no crush or too little; at the photo's own size the spike reads the black point
+  /// within 0.02, and Lift Shadows leads with its inverse and brings the copy closer to the
+  /// photo. (Not every photo reads this close: the dark rock of a mountain landscape, d08, adds
+  /// to the spike, and its 0.05 reads 0.087.)
+  @Test(arguments: ["g47", "g68"])
+  func mildCrushIsReadAtFullResolution(id: String) throws {
+    let photo = try AnalysisFixtures.decode(id).image
+    let copy = Self.crushed(photo, 0.05)
+    let small = PhotoAnalyzer.analysisCopy(of: copy)
+    let fromCopy =
+      PhotoAnalyzer().analyzeSmall(small, fullSize: copy.size, metadata: nil).exposure
+      .crushedBlack ?? 0
+    let read = try #require(engine.analysis(of: copy).exposure.crushedBlack)
+    #expect(fromCopy < 0.03, "\(id): copy \(fromCopy)")
+    #expect(abs(read - 0.05) <= 0.02, "\(id): \(read)")
+    let config = try #require(engine.autoEdit(for: copy), "\(id)")
+    #expect(abs(config.value(of: .blackPoint) + read / 0.25) <= 0.01, "\(id): \(config)")
+    let (before, after) = AnalysisFixtures.difference(of: copy, from: photo, fixedBy: config)
+    #expect(after < 0.6 * before, "\(id): ΔE*ab \(before) → \(after)")
+  }
 }

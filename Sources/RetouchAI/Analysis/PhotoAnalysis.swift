@@ -114,11 +114,12 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// near 0 however light its darkest percent reads. Nil in analyses made before it was
   /// measured.
   public var channelFloor: Double?
-  /// How far the display black point reads as moved up (0...0.06 of the encoded range), with
-  /// everything under it clipped to black: a crushed export (`(v − b)/(1 − b)`). 0 when the
-  /// darkest channel shows no such clip. Read from the spike a crush leaves at code 0 of the
-  /// darkest channel (the pixels it clipped) against the density just above it; nil in
-  /// analyses made before it was measured.
+  /// How far the display black point reads as moved up (0...0.10 of the encoded range; at
+  /// most 0.06 from an analysis copy alone), with everything under it clipped to black: a
+  /// crushed export (`(v − b)/(1 − b)`). 0 when the darkest channel shows no such clip. Read
+  /// from the spike a crush leaves at code 0 of the darkest channel (the pixels it clipped)
+  /// against the density just above it, on the photo at its own size where the analysis had
+  /// it; nil in analyses made before it was measured.
   public var crushedBlack: Double?
   /// How far below white the photo's whites sit, EV in linear light: the brightest encoded
   /// channel of the pixel at the 99.98th percentile of `max(r, g, b)` (or, when a pile of

@@ -110,6 +110,7 @@ public struct SuggestionEngine: Sendable {
     let analyzer = PhotoAnalyzer()
     let small = PhotoAnalyzer.analysisCopy(of: image)
     var analysis = analyzer.analyzeSmall(small, fullSize: image.size, metadata: metadata)
+    analyzer.measureFullResolution(of: image, small: small, analysis: &analysis)
     if measureNoise { analysis.noise = analyzer.measureNoise(of: image, analysis: analysis) }
     return SuggestionRanker.top(
       analysis: analysis, disabled: disabledLooks, measureCopy: { Self.measureCopy(of: small) },
@@ -172,6 +173,7 @@ public struct SuggestionEngine: Sendable {
     let analyzer = PhotoAnalyzer()
     let small = PhotoAnalyzer.analysisCopy(of: image)
     var analysis = analyzer.analyzeSmall(small, fullSize: image.size, metadata: metadata)
+    analyzer.measureFullResolution(of: image, small: small, analysis: &analysis)
     if measureNoise { analysis.noise = analyzer.measureNoise(of: image, analysis: analysis) }
     if isCancelled() { return SuggestionResult([]) }
     let ranker = SuggestionRanker(
