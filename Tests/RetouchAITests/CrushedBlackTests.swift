@@ -96,24 +96,34 @@ struct CrushedBlackTests {
       return image
     }
     for format in [PixelFormat.rgb8, .rgba16] {
-      let (floors, total) = ExposureMeasurement.fullResolutionFloors(
+      let count = ExposureMeasurement.fullResolutionFloors(
         frame(width: 30, height: 80, format: format))
-      #expect(total == 2400, "\(format)")
-      #expect(floors == [300, 300, 300, 300, 300], "\(format): \(floors)")
+      #expect(count.total == 2400, "\(format)")
+      #expect(count.floors == [300, 300, 300, 300, 300], "\(format): \(count.floors)")
+      // Whole rows at 0: every zero with a neighbour has a zero beside it.
+      #expect(count.clumped == 1, "\(format)")
     }
-    let big = frame(width: 2400, height: 1600, format: .rgb8)
-    let (floors, total) = ExposureMeasurement.fullResolutionFloors(big)
-    #expect(total == 1200 * 800)
+    let big = ExposureMeasurement.fullResolutionFloors(
+      frame(width: 2400, height: 1600, format: .rgb8))
+    #expect(big.total == 1200 * 800)
     // Every second row: codes 0, 2, 4 and 6 only, a quarter of the sampled rows each.
-    #expect(floors == [240_000, 0, 240_000, 0, 240_000], "\(floors)")
+    #expect(big.floors == [240_000, 0, 240_000, 0, 240_000], "\(big.floors)")
+    // Zeros on every other pixel of a row (noise-like): none lies beside another.
+    var scattered = Image(width: 40, height: 10, format: .rgb8)
+    scattered.withUnsafeMutableBytes { raw in
+      for i in 0..<400 where i % 2 == 1 { (0..<3).forEach { raw[i * 3 + $0] = 90 } }
+    }
+    let noise = ExposureMeasurement.fullResolutionFloors(scattered)
+    #expect(noise.floors[0] == 200 && noise.clumped == 0, "\(noise)")
   }
 
   /// The full-resolution reading counts as far as the scene is lit: all of it without EXIF or
-  /// in daylight, none under dim light (EV100 6 and less), in a frame a third pure black, or
-  /// in a photo dark on purpose; never less than the copy's own reading.
+  /// in daylight, none under dim light (EV100 6 and less), in a frame a third pure black, in a
+  /// photo dark on purpose, where the pixels at 0 are scattered (noise) or the photo is
+  /// grainy; never less than the copy's own reading.
   @Test func fullResolutionReadingIsTrustedInLitScenes() {
     // 5 % at 0 over 0.4 % per code: 12.5 codes, about 0.049.
-    let floors = Self.floors(spike: 0.05, density: 0.004)
+    let floors = Array(Self.floors(spike: 0.05, density: 0.004)[0..<5])
     let full = ExposureMeasurement.crushedBlack(floors, total: 100_000)
     #expect(abs(full - 12.5 / 255) < 1e-9, "\(full)")
     func exposure(ev: Double?, black: Double = 0.04, dark: Bool = false) -> ExposureAnalysis {
@@ -122,20 +132,40 @@ struct CrushedBlackTests {
         shadowClipping: black, highlightClipping: 0, subjectLuminance: 0.15, sceneEV100: ev,
         isDarkOnPurpose: dark, suggestedEV: 0, crushedBlack: 0.01)
     }
-    func read(_ e: ExposureAnalysis) -> Double {
-      ExposureMeasurement.fullResolutionCrush(floors: floors, total: 100_000, exposure: e)
+    func read(
+      _ e: ExposureAnalysis, clumped: Double = 0.9, sigma: Double? = nil
+    ) -> Double {
+      ExposureMeasurement.fullResolutionCrush(
+        .init(floors: floors, total: 100_000, clumped: clumped), noiseSigma: sigma, exposure: e)
     }
     #expect(abs(read(exposure(ev: nil)) - full) < 1e-12)
-    #expect(abs(read(exposure(ev: 13)) - full) < 1e-12)
+    #expect(abs(read(exposure(ev: 13), sigma: 1.0) - full) < 1e-12)
     #expect(read(exposure(ev: 5)) == 0.01)
     let half = read(exposure(ev: 7))
     #expect(abs(half - (0.01 + full) / 2) < 1e-9, "\(half)")
     #expect(read(exposure(ev: nil, black: 0.35)) == 0.01)
     #expect(read(exposure(ev: nil, dark: true)) == 0.01)
+    #expect(read(exposure(ev: nil), clumped: 0.4) == 0.01)
+    #expect(read(exposure(ev: nil), sigma: 3) == 0.01)
     // A copy that read more keeps its reading.
     var more = exposure(ev: nil)
     more.crushedBlack = 0.06
     #expect(read(more) == 0.06)
+  }
+
+  /// The harness's sensor noise on a studio still (g68) clips single dark pixels to 0: the
+  /// count at full size sees a spike, but the clipped pixels are scattered and the photo
+  /// grainy, so no crush is read and Lift Shadows does not take the photo from Clean Up.
+  @Test func noiseUnderBlackIsNoCrush() throws {
+    let photo = try AnalysisFixtures.decode("g68").image
+    let noisy = AnalysisFixtures.sensorNoise(photo, a: 0.008, b: 1e-4, seed: 7)
+    let count = ExposureMeasurement.fullResolutionFloors(noisy)
+    #expect(count.clumped < 0.6, "\(count)")
+    let analysis = engine.analysis(of: noisy)
+    #expect((analysis.exposure.crushedBlack ?? 1) < 0.01, "\(analysis.exposure)")
+    let config = try #require(engine.autoEdit(for: noisy))
+    #expect(config.value(of: .blackPoint) == 0, "\(config)")
+    #expect(config.value(of: .noiseReduction) > 0, "\(config)")
   }
 
   /// A sunlit portrait (g47) and tomatoes on the vine (g68) crushed by the harness's mild 0.05

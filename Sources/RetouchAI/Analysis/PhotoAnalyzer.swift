@@ -53,10 +53,10 @@ public struct PhotoAnalyzer: Sendable {
     let small = Self.analysisCopy(of: image)
     let noise = measureNoise ? Self.noise(of: image, meanLuma: nil) : nil
     var analysis = analyzeSmall(small, fullSize: image.size, metadata: metadata)
-    measureFullResolution(of: image, small: small, analysis: &analysis)
     if let noise {
       analysis.noise = Self.noiseAnalysis(sigma: noise, meanLuma: Self.meanLuma(of: analysis))
     }
+    measureFullResolution(of: image, small: small, analysis: &analysis)
     return analysis
   }
 
@@ -193,14 +193,15 @@ public struct PhotoAnalyzer: Sendable {
 
   /// The readings of an analysis made on `small` that the photo at its own size, `image`,
   /// reads better: the crushed black point
-  /// (``ExposureMeasurement/fullResolutionCrush(floors:total:exposure:)``).
+  /// (``ExposureMeasurement/fullResolutionCrush(_:noiseSigma:exposure:)``), judged with the
+  /// grain when `analysis` has it.
   /// Nothing when `image` is no larger than the copy. Cost: a point-sampled pass over at most
   /// 3 MP (about 1 ms on 12 MP).
   func measureFullResolution(of image: Image, small: Image, analysis: inout PhotoAnalysis) {
     guard image.pixelCount > small.pixelCount else { return }
-    let (floors, total) = ExposureMeasurement.fullResolutionFloors(image)
     analysis.exposure.crushedBlack = ExposureMeasurement.fullResolutionCrush(
-      floors: floors, total: total, exposure: analysis.exposure)
+      ExposureMeasurement.fullResolutionFloors(image), noiseSigma: analysis.noise?.sigma,
+      exposure: analysis.exposure)
   }
 
   /// Grain of the full-resolution photo, to add to an analysis made with

@@ -110,8 +110,8 @@ public struct SuggestionEngine: Sendable {
     let analyzer = PhotoAnalyzer()
     let small = PhotoAnalyzer.analysisCopy(of: image)
     var analysis = analyzer.analyzeSmall(small, fullSize: image.size, metadata: metadata)
-    analyzer.measureFullResolution(of: image, small: small, analysis: &analysis)
     if measureNoise { analysis.noise = analyzer.measureNoise(of: image, analysis: analysis) }
+    analyzer.measureFullResolution(of: image, small: small, analysis: &analysis)
     return SuggestionRanker.top(
       analysis: analysis, disabled: disabledLooks, measureCopy: { Self.measureCopy(of: small) },
       detailCrop: { SuggestionRanker.detailCrop(of: image, around: analysis.subject.region) }
@@ -173,8 +173,8 @@ public struct SuggestionEngine: Sendable {
     let analyzer = PhotoAnalyzer()
     let small = PhotoAnalyzer.analysisCopy(of: image)
     var analysis = analyzer.analyzeSmall(small, fullSize: image.size, metadata: metadata)
-    analyzer.measureFullResolution(of: image, small: small, analysis: &analysis)
     if measureNoise { analysis.noise = analyzer.measureNoise(of: image, analysis: analysis) }
+    analyzer.measureFullResolution(of: image, small: small, analysis: &analysis)
     if isCancelled() { return SuggestionResult([]) }
     let ranker = SuggestionRanker(
       analysis: analysis, measureCopy: Self.measureCopy(of: small),
