@@ -194,9 +194,9 @@ public struct PhotoAnalyzer: Sendable {
   /// The readings of an analysis made on `small` that the photo at its own size, `image`,
   /// reads better: the crushed black point
   /// (``ExposureMeasurement/fullResolutionCrush(_:noiseSigma:exposure:)``), judged with the
-  /// grain when `analysis` has it.
-  /// Nothing when `image` is no larger than the copy. Cost: a point-sampled pass over at most
-  /// 3 MP (about 1 ms on 12 MP).
+  /// grain when `analysis` has it. Nothing when `image` is no larger than the copy. Cost: a
+  /// point-sampled pass over at most 3 MP (`suggestions` on 12 MP: no measurable change in
+  /// `retouch-bench ai`).
   func measureFullResolution(of image: Image, small: Image, analysis: inout PhotoAnalysis) {
     guard image.pixelCount > small.pixelCount else { return }
     analysis.exposure.crushedBlack = ExposureMeasurement.fullResolutionCrush(
