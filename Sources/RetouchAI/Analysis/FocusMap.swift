@@ -91,17 +91,14 @@ package struct FocusMap: Sendable {
     counts: UnsafeMutablePointer<Int>
   ) {
     let w = plane.width, h = plane.height
-    // The inner rows whose tile row (`min(rws − 1, y · rws / h)`, which never falls as y
-    // grows) lies in `tileRows`.
-    let rows = (1..<(h - 1)).filter { tileRows.contains(min(rws - 1, $0 * rws / h)) }
-    guard let first = rows.first, let last = rows.last else { return }
     var lapRow = [Double](repeating: 0, count: cols)
     var gradRow = [Double](repeating: 0, count: cols)
     var countRow = [Int](repeating: 0, count: cols)
     plane.values.withUnsafeBufferPointer { v in
       tileOfX.withUnsafeBufferPointer { tileOfX in
-        for y in first...last {
+        for y in 1..<(h - 1) {
           let ty = min(rws - 1, y * rws / h)
+          guard tileRows.contains(ty) else { continue }
           for tx in 0..<cols {
             lapRow[tx] = 0
             gradRow[tx] = 0

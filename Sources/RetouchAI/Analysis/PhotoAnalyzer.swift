@@ -50,12 +50,18 @@ public struct PhotoAnalyzer: Sendable {
   ///   - measureNoise: measure grain at full resolution (≈ 5 ms on 12 MP); nil when false.
   public func analyze(_ image: Image, metadata: PhotoMetadata?, measureNoise: Bool) -> PhotoAnalysis
   {
-    let small = Self.analysisCopy(of: image)
-    let noise = measureNoise ? Self.noise(of: image, meanLuma: nil) : nil
+    analyze(
+      image, copy: Self.analysisCopy(of: image), metadata: metadata, measureNoise: measureNoise)
+  }
+
+  /// ``analyze(_:metadata:measureNoise:)`` with the analysis copy the caller already made
+  /// (``analysisCopy(of:)``): the copy's measurements, then what the photo at its own size
+  /// reads better (grain when `measureNoise`, the crushed black point).
+  func analyze(
+    _ image: Image, copy small: Image, metadata: PhotoMetadata?, measureNoise: Bool
+  ) -> PhotoAnalysis {
     var analysis = analyzeSmall(small, fullSize: image.size, metadata: metadata)
-    if let noise {
-      analysis.noise = Self.noiseAnalysis(sigma: noise, meanLuma: Self.meanLuma(of: analysis))
-    }
+    if measureNoise { analysis.noise = self.measureNoise(of: image, analysis: analysis) }
     measureFullResolution(of: image, small: small, analysis: &analysis)
     return analysis
   }
@@ -197,7 +203,9 @@ public struct PhotoAnalyzer: Sendable {
   /// grain when `analysis` has it. Nothing when `image` is no larger than the copy. Cost: a
   /// point-sampled pass over at most 3 MP (`suggestions` on 12 MP: no measurable change in
   /// `retouch-bench ai`).
-  func measureFullResolution(of image: Image, small: Image, analysis: inout PhotoAnalysis) {
+  private func measureFullResolution(
+    of image: Image, small: Image, analysis: inout PhotoAnalysis
+  ) {
     guard image.pixelCount > small.pixelCount else { return }
     analysis.exposure.crushedBlack = ExposureMeasurement.fullResolutionCrush(
       ExposureMeasurement.fullResolutionFloors(image), noiseSigma: analysis.noise?.sigma,

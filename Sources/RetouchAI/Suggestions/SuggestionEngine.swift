@@ -109,9 +109,8 @@ public struct SuggestionEngine: Sendable {
   ) -> EditConfig? {
     let analyzer = PhotoAnalyzer()
     let small = PhotoAnalyzer.analysisCopy(of: image)
-    var analysis = analyzer.analyzeSmall(small, fullSize: image.size, metadata: metadata)
-    if measureNoise { analysis.noise = analyzer.measureNoise(of: image, analysis: analysis) }
-    analyzer.measureFullResolution(of: image, small: small, analysis: &analysis)
+    let analysis = analyzer.analyze(
+      image, copy: small, metadata: metadata, measureNoise: measureNoise)
     return SuggestionRanker.top(
       analysis: analysis, disabled: disabledLooks, measureCopy: { Self.measureCopy(of: small) },
       detailCrop: { SuggestionRanker.detailCrop(of: image, around: analysis.subject.region) }
@@ -172,9 +171,8 @@ public struct SuggestionEngine: Sendable {
     if isCancelled() { return SuggestionResult([]) }
     let analyzer = PhotoAnalyzer()
     let small = PhotoAnalyzer.analysisCopy(of: image)
-    var analysis = analyzer.analyzeSmall(small, fullSize: image.size, metadata: metadata)
-    if measureNoise { analysis.noise = analyzer.measureNoise(of: image, analysis: analysis) }
-    analyzer.measureFullResolution(of: image, small: small, analysis: &analysis)
+    let analysis = analyzer.analyze(
+      image, copy: small, metadata: metadata, measureNoise: measureNoise)
     if isCancelled() { return SuggestionResult([]) }
     let ranker = SuggestionRanker(
       analysis: analysis, measureCopy: Self.measureCopy(of: small),
