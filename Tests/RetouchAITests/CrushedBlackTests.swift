@@ -119,8 +119,9 @@ struct CrushedBlackTests {
 
   /// The full-resolution reading counts as far as the scene is lit: all of it without EXIF or
   /// in daylight, none under dim light (EV100 6 and less), in a frame a third pure black, in a
-  /// photo dark on purpose, where the pixels at 0 are scattered (noise) or the photo is
-  /// grainy; never less than the copy's own reading.
+  /// photo dark on purpose, where the photo is grainy or, with the grain unmeasured, the pixels
+  /// at 0 are scattered (noise); never less than the copy's own reading, unless the copy is the
+  /// photo itself and grainy.
   @Test func fullResolutionReadingIsTrustedInLitScenes() {
     // 5 % at 0 over 0.4 % per code: 12.5 codes, about 0.049.
     let floors = Array(Self.floors(spike: 0.05, density: 0.004)[0..<5])
@@ -133,10 +134,11 @@ struct CrushedBlackTests {
         isDarkOnPurpose: dark, suggestedEV: 0, crushedBlack: 0.01)
     }
     func read(
-      _ e: ExposureAnalysis, clumped: Double = 0.9, sigma: Double? = nil
+      _ e: ExposureAnalysis, clumped: Double = 0.9, sigma: Double? = nil, copyIsPhoto: Bool = false
     ) -> Double {
       ExposureMeasurement.fullResolutionCrush(
-        .init(floors: floors, total: 100_000, clumped: clumped), noiseSigma: sigma, exposure: e)
+        .init(floors: floors, total: 100_000, clumped: clumped), noiseSigma: sigma, exposure: e,
+        copyIsPhoto: copyIsPhoto)
     }
     #expect(abs(read(exposure(ev: nil)) - full) < 1e-12)
     #expect(abs(read(exposure(ev: 13), sigma: 1.0) - full) < 1e-12)
@@ -147,10 +149,18 @@ struct CrushedBlackTests {
     #expect(read(exposure(ev: nil, dark: true)) == 0.01)
     #expect(read(exposure(ev: nil), clumped: 0.4) == 0.01)
     #expect(read(exposure(ev: nil), sigma: 3) == 0.01)
+    // Measured clean grain speaks for itself: zeros of fine dark detail, less clumped, count.
+    #expect(abs(read(exposure(ev: nil), clumped: 0.4, sigma: 1.0) - full) < 1e-12)
+    #expect(read(exposure(ev: nil), clumped: 0.4, sigma: 3) == 0.01)
     // A copy that read more keeps its reading.
     var more = exposure(ev: nil)
     more.crushedBlack = 0.06
     #expect(read(more) == 0.06)
+    #expect(read(more, sigma: 3) == 0.06)
+    // Unless the copy was the photo itself (not resampled) and grainy: it counted the noise.
+    #expect(read(more, sigma: 3, copyIsPhoto: true) == 0)
+    #expect(read(more, sigma: 1.0, copyIsPhoto: true) == 0.06)
+    #expect(read(more, copyIsPhoto: true) == 0.06)
   }
 
   /// The harness's sensor noise on a studio still (g68) clips single dark pixels to 0: the
@@ -161,6 +171,25 @@ struct CrushedBlackTests {
     let noisy = AnalysisFixtures.sensorNoise(photo, a: 0.008, b: 1e-4, seed: 7)
     let count = ExposureMeasurement.fullResolutionFloors(noisy)
     #expect(count.clumped < 0.6, "\(count)")
+    let analysis = engine.analysis(of: noisy)
+    #expect((analysis.exposure.crushedBlack ?? 1) < 0.01, "\(analysis.exposure)")
+    let config = try #require(engine.autoEdit(for: noisy))
+    #expect(config.value(of: .blackPoint) == 0, "\(config)")
+    #expect(config.value(of: .noiseReduction) > 0, "\(config)")
+  }
+
+  /// The same noise on a photo no larger than its analysis copy (600 px): the copy is not
+  /// resampled, so its own count sees the noise's spike at 0 as well (it read 0.06 and Clean Up
+  /// came with a lowered black point); with the grain measured, that reading is dropped.
+  @Test func noiseUnderBlackOfASmallPhotoIsNoCrush() throws {
+    let photo = try AnalysisFixtures.decode("g68", longEdge: 600).image
+    let noisy = AnalysisFixtures.sensorNoise(photo, a: 0.008, b: 1e-4, seed: 7)
+    let small = PhotoAnalyzer.analysisCopy(of: noisy)
+    #expect(small.size == noisy.size)
+    let fromCopy =
+      PhotoAnalyzer().analyzeSmall(small, fullSize: noisy.size, metadata: nil).exposure
+      .crushedBlack ?? 0
+    #expect(fromCopy > 0.03, "the copy's own count: \(fromCopy)")
     let analysis = engine.analysis(of: noisy)
     #expect((analysis.exposure.crushedBlack ?? 1) < 0.01, "\(analysis.exposure)")
     let config = try #require(engine.autoEdit(for: noisy))

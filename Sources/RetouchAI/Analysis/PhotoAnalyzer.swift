@@ -200,16 +200,15 @@ public struct PhotoAnalyzer: Sendable {
   /// The readings of an analysis made on `small` that the photo at its own size, `image`,
   /// reads better: the crushed black point
   /// (``ExposureMeasurement/fullResolutionCrush(_:noiseSigma:exposure:)``), judged with the
-  /// grain when `analysis` has it. Nothing when `image` is no larger than the copy. Cost: a
-  /// point-sampled pass over at most 3 MP (`suggestions` on 12 MP: no measurable change in
-  /// `retouch-bench ai`).
+  /// grain when `analysis` has it; also when `image` is no larger than the copy, whose own
+  /// reading then counted grain as well. Cost: a point-sampled pass over at most 3 MP
+  /// (`suggestions` on 12 MP: no measurable change in `retouch-bench ai`).
   private func measureFullResolution(
     of image: Image, small: Image, analysis: inout PhotoAnalysis
   ) {
-    guard image.pixelCount > small.pixelCount else { return }
     analysis.exposure.crushedBlack = ExposureMeasurement.fullResolutionCrush(
       ExposureMeasurement.fullResolutionFloors(image), noiseSigma: analysis.noise?.sigma,
-      exposure: analysis.exposure)
+      exposure: analysis.exposure, copyIsPhoto: image.pixelCount <= small.pixelCount)
   }
 
   /// Grain of the full-resolution photo, to add to an analysis made with
