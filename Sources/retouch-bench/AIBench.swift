@@ -31,7 +31,7 @@ enum AIBench {
     let engine = SuggestionEngine()
     var count = 0
     var topFound = false
-    let cases = [
+    let allCases = [
       BenchCase(name: "suggestions, 12 MP, thumbnails 256", owner: "Retouch") {
         let list = engine.suggestions(
           for: full, metadata: metadata, options: SuggestionOptions(), isCancelled: { false })
@@ -65,6 +65,13 @@ enum AIBench {
         return (nil, nil)
       },
     ]
+    let cases = allCases.filter { c in
+      options.only.map { c.name.range(of: $0, options: .regularExpression) != nil } ?? true
+    }
+    guard !cases.isEmpty else {
+      print("no case matches --only \(options.only ?? "")")
+      return
+    }
     // The machine is shared: CPU time (all of this process's threads) is logged beside the wall
     // time so that a slower neighbour can be told from a slower case.
     var cpu = [Samples](repeating: Samples(), count: cases.count)

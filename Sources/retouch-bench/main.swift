@@ -19,6 +19,9 @@ struct BenchOptions {
   var peersScript: URL
   /// `render --peers`: which peer commands to time (a regex over peers.sh's command names).
   var peersOnly = "OpenCV|pyvips.*chain|Pillow|djpeg \\| cjpeg"
+  /// `ai --only`: time only the cases whose names match this regex (a profile or an A/B run of
+  /// one case without the 12 MP cases around it).
+  var only: String?
 
   struct Input {
     let label: String
@@ -53,7 +56,7 @@ struct BenchOptions {
 
 let usage = """
   USAGE: retouch-bench [io] [render] [preview] [ai] [editor] [library] [--runs N] [--input FILE.jpg ...] [--photos DIR]
-                       [--peers] [--peers-only REGEX]
+                       [--peers] [--peers-only REGEX] [--only REGEX]
 
   Suites:
     io      codec floor, previews, memory. Peers are installed by scripts/bench-setup.sh.
@@ -76,7 +79,8 @@ let usage = """
             thumbnails), listing 10,000 assets by date, a batch commit of 100 edits.
     ai      the suggestion engine after prewarm: suggestions with thumbnails on the 12 MP
             photo (goal ≤ 150 ms) and topSuggestion on a 512 px copy (goal ≤ 15 ms),
-            plus its stages. Input: the first --input, else the 12 MP photo.
+            plus its stages. Input: the first --input, else the 12 MP photo. --only times
+            just the cases whose names match REGEX (e.g. --only topSuggestion).
   Build first: swift build -c release (the bench runs the release 'retouch' beside it).
   """
 
@@ -98,6 +102,7 @@ func parseOptions() -> BenchOptions {
     case "--photos": if !args.isEmpty { o.photos = URL(fileURLWithPath: args.removeFirst()) }
     case "--peers": o.peers = true
     case "--peers-only": if !args.isEmpty { o.peersOnly = args.removeFirst() }
+    case "--only": if !args.isEmpty { o.only = args.removeFirst() }
     case "--help", "-h":
       print(usage)
       exit(0)
