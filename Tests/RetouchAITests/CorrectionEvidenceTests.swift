@@ -187,6 +187,25 @@ struct CorrectionEvidenceTests {
     #expect(c.value(of: .temperature) <= 0, "\(c)")
   }
 
+  /// Snow in shade (g84) under the harness's mild and strong cool casts: its own blue (−0.6) is
+  /// the scene's and stays, the blue beyond it is a cast and Warm Up takes it off, back to
+  /// within 0.25 of the snow's own reading and never to a neutral grey. Both casts were left
+  /// whole when none of a blue material's reading counted as cast.
+  @Test(arguments: [0.15, 0.3])
+  func coolCastOnSnowInShadeIsRemovedDownToTheSnowsBlue(strength: Double) throws {
+    let snow = try Self.photo("g84")
+    let own = engine.analysis(of: snow).color.warmth
+    #expect(own < -0.45, "the snow is blue: \(own)")
+    let (r, b) = (1 / (1 + strength), 1 + strength)
+    let luma = ColorSpace.sRGB.lumaWeights
+    let k = Double(luma.r) * r + Double(luma.g) + Double(luma.b) * b
+    let cool = AnalysisFixtures.gained(snow, r / k, 1 / k, b / k)
+    let config = try #require(engine.topSuggestion(for: cool))
+    #expect(config.value(of: .temperature) > 0, "\(config)")
+    let after = engine.analysis(of: cool.applyingEditConfig(config)).color.warmth
+    #expect(abs(after - own) < 0.25, "warmth \(own) → after \(after)")
+  }
+
   /// The same snow metered down by 1.3 and 2 EV has no highlight left (its brightest percent
   /// under L* 62), while its key still reads as well exposed: the missing whites ask for light,
   /// at least half of what it lost and no more than a quarter stop past it (it got nothing

@@ -180,23 +180,32 @@ extension Recipe {
   }
 
   static func castCorrection(_ a: PhotoAnalysis, warm: Bool) -> RecipeProposal? {
-    let w = a.color.warmth
+    var w = a.color.warmth
     guard warm ? w > 0 : w < 0 else { return nil }
     // Sky, sea, ice, snow in shade: when blue and aqua colour most of the photo, a cool estimate
     // is usually the colour of the scene, not of the light. Warming it needs a trusted estimate:
     // the confidence required rises from the usual minimum to 0.6 as blue and aqua go from 60 %
-    // to 90 % of the photo's colour. A frame made mostly of its brightest material that is
-    // blue (snow in shade, a pale sky; ``PhotoAnalysis/brightDominated``) is not warmed at all:
-    // both estimates read that material as the light, and its blue is the scene's. Underexposed
-    // snow in shade measured −0.59 with confidence 0.96 and was warmed by +0.7. The rise is
-    // less as the three readings agree (``CastRemoval/blueScene(_:from:to:)``).
+    // to 90 % of the photo's colour. The rise is less as the three readings agree
+    // (``CastRemoval/blueScene(_:from:to:)``).
+    //
+    // A frame made mostly of its brightest material that is blue (snow in shade, a pale sky;
+    // ``PhotoAnalysis/brightDominated``) is read by both estimates as the light. Only an
+    // estimate trusted beyond that much more (the required confidence raised by the material's
+    // share) is acted on whole; otherwise the material's own blue, up to
+    // ``CastRemoval/blueMaterialWarmth``, counts as the scene's and only what lies beyond it
+    // as a cast. Underexposed snow in shade measured −0.59 with confidence 0.96 and was warmed
+    // by +0.7 when all of it counted; the same snow under the harness's cool casts reads −1.00
+    // and −1.37 and was left that blue when none of it did.
     if !warm {
       let blueMaterial = a.brightDominated * Sizing.ramp(a.color.blueShare, from: 0.5, to: 0.7)
       let required =
         CastRemoval.minimumConfidence
         + (0.6 - CastRemoval.minimumConfidence) * CastRemoval.blueScene(a, from: 0.6, to: 0.9)
-        + blueMaterial
       guard CastRemoval.trust(a) >= required else { return nil }
+      if CastRemoval.trust(a) < required + blueMaterial {
+        w = min(0, w - CastRemoval.blueMaterialWarmth * blueMaterial)
+        guard w < 0 else { return nil }
+      }
     }
     guard CastRemoval.trust(a) >= CastRemoval.minimumConfidence else { return nil }
     let removed = CastRemoval.removedShare(
@@ -238,6 +247,12 @@ enum CastRemoval {
   /// Where the cool ramp moves when blue and aqua colour most of the photo (sky, sea, snow in
   /// shade): the scene's own blue pulls the estimate cool by about 0.3.
   static let blueSceneRamp = (start: 0.25, full: 0.55)
+  /// The blue–amber reading of a frame made mostly of bright blue material that is the scene's
+  /// own colour, not a cast: snow in shade, lit by the blue sky alone (a colour temperature far
+  /// above daylight's, which a camera's white balance only partly neutralises), measured
+  /// −0.59 on the shared set's snow. Only a reading beyond it is removed
+  /// (``Recipe/castCorrection(_:warm:)``).
+  static let blueMaterialWarmth = -0.6
   /// The green–magenta axis (log2 G/√(R·B)); narrower, as cameras and scenes vary less there.
   static let tintRamp = (start: 0.12, full: 0.3)
   /// Where the tint ramp moves when the grey pixels (``ColorAnalysis/greyPixelTint``) read the
