@@ -597,16 +597,21 @@ enum ExposureMeasurement {
   /// When the photo is no larger than its copy (`copyIsPhoto`), the copy was not resampled
   /// either, so its own reading counted the noise's clipped pixels too: a grainy photo's copy
   /// reading is dropped (the harness's noisy copies of photos up to 640 px read 0.04–0.06 and
-  /// got their black point lowered with Clean Up).
+  /// got their black point lowered with Clean Up). Such a copy that read no crush at all had
+  /// no spike to read, which the count would find again: `count` is then not made (it costs
+  /// about a millisecond of CPU of the 512 px `topSuggestion`).
   static func fullResolutionCrush(
-    _ count: BlackCount, noiseSigma: Double?, exposure: ExposureAnalysis, copyIsPhoto: Bool = false
+    _ count: @autoclosure () -> BlackCount, noiseSigma: Double?, exposure: ExposureAnalysis,
+    copyIsPhoto: Bool = false
   ) -> Double {
     let clean =
       1
       - smoothstep(grainyCrushSigma.lowerBound, grainyCrushSigma.upperBound, noiseSigma ?? 0)
     let copy = (exposure.crushedBlack ?? 0) * (copyIsPhoto ? clean : 1)
+    guard !exposure.isDarkOnPurpose, !(copyIsPhoto && copy == 0) else { return copy }
+    let count = count()
     let full = crushedBlack(count.floors, total: count.total, cap: maxFullResolutionCrushedBlack)
-    guard full > copy, !exposure.isDarkOnPurpose else { return copy }
+    guard full > copy else { return copy }
     let lit = smoothstep(
       dimSceneEV100.lowerBound, dimSceneEV100.upperBound, exposure.sceneEV100 ?? 10)
     let lowKey = smoothstep(
