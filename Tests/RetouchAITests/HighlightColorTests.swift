@@ -37,6 +37,11 @@ struct HighlightColorTests {
       SRGBTables.decodeExact(Double(Self.code(0.8)) / 255)
         / SRGBTables.decodeExact(Double(Self.code(0.3)) / 255))
     #expect(abs(warmth - expected) < 0.01, "\(warmth) against \(expected)")
+    // The pixel statistics' count of the unclipped pixels is the reading's own first pass.
+    #expect(stats.highlightCounts.reduce(0, +) == 100 * 90, "\(stats.highlightCounts)")
+    let fromStatistics = HighlightColor.warmth(
+      Self.glowFrame, luminance: stats.luminancePlane, counts: stats.highlightCounts)
+    #expect(fromStatistics == warmth)
   }
 
   /// A NaN in the luminance plane counts as black: the reading is the same, no trap.

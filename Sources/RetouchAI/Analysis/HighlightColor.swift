@@ -17,8 +17,8 @@ import RetouchCore
 /// casts (+0.40 and +0.76 on log2 R/B) 0.11–0.20 and 0.37–0.52 for the ones whose brightest
 /// part is sky or cloud. Clipped pixels are left out: they are white whatever the light.
 ///
-/// Cost: one pass over the copy's pixels (a luminance histogram with the linear RGB summed per
-/// bin), about 0.5 ms of CPU at 512 px. Deterministic.
+/// Cost: the brightest pixels' colours summed in a pass over the copy, after a count of the
+/// unclipped pixels by luminance that ``PixelStatistics`` makes in its own pass. Deterministic.
 enum HighlightColor {
   /// Share of the unclipped pixels counted as the brightest.
   static let share = 0.03
@@ -31,29 +31,36 @@ enum HighlightColor {
   ///
   /// The brightest are taken by whole bins of 1/1024 of luminance, from the top down until the
   /// share is reached, so the last bin may add a few more pixels than the share.
-  static func warmth(_ image: Image, luminance: [Float]) -> Double? {
-    guard image.format == .rgb8, luminance.count == image.width * image.height else {
+  ///
+  /// - Parameter counts: the unclipped pixels' counts per bin when already made
+  ///   (``PixelStatistics/highlightCounts``, for the same `luminance`); counted here when nil.
+  static func warmth(_ image: Image, luminance: [Float], counts known: [Int]? = nil) -> Double? {
+    guard image.format == .rgb8, luminance.count == image.width * image.height,
+      known == nil || known?.count == bins
+    else {
       return nil
     }
-    let bins = 1024
-    let scale = Float(bins - 1)
+    let scale = binScale
     let clipped = PixelStatistics.clippedCode
-    // Two passes: the first counts the unclipped pixels per bin, which fixes the lowest bin the
-    // brightest share reaches; the second adds up the colours of only the pixels from that bin
-    // up (a few percent of the frame). Each bin's sum is taken in pixel order and the bins from
-    // the top down, as a single pass summing every bin would. One pass summing every pixel's
-    // colour into its bin cost about 2 ms of a 512 px analysis.
-    var counts = [Int](repeating: 0, count: bins)
+    // Two passes: the first counts the unclipped pixels per bin (or the pixel statistics' pass
+    // did), which fixes the lowest bin the brightest share reaches; the second adds up the
+    // colours of only the pixels from that bin up (a few percent of the frame). Each bin's sum
+    // is taken in pixel order and the bins from the top down, as a single pass summing every
+    // bin would. One pass summing every pixel's colour into its bin cost about 2 ms of a 512 px
+    // analysis.
+    var counts = known ?? [Int](repeating: 0, count: bins)
     var sums = [SIMD3<Double>](repeating: .zero, count: bins)
     var lowest = bins
     image.withUnsafeBytes { raw in
       let p = raw.bindMemory(to: UInt8.self)
       luminance.withUnsafeBufferPointer { lum in
-        counts.withUnsafeMutableBufferPointer { count in
-          for i in 0..<lum.count {
-            let q = 3 &* i
-            guard max(p[q], p[q &+ 1], p[q &+ 2]) < clipped else { continue }
-            count[Self.bin(lum[i], scale: scale)] &+= 1
+        if known == nil {
+          counts.withUnsafeMutableBufferPointer { count in
+            for i in 0..<lum.count {
+              let q = 3 &* i
+              guard max(p[q], p[q &+ 1], p[q &+ 2]) < clipped else { continue }
+              count[Self.bin(lum[i], scale: scale)] &+= 1
+            }
           }
         }
         let unclipped = counts.reduce(0, +)
@@ -86,10 +93,15 @@ enum HighlightColor {
     return log2(sum.x / sum.z)
   }
 
+  /// Luminance bins the brightest pixels are taken by.
+  static let bins = 1024
+  /// A luminance times this, truncated, is its bin.
+  static let binScale = Float(bins - 1)
+
   /// The bin of a linear luminance; `y >= 0` is false for NaN, so a NaN counts as black
   /// instead of trapping.
   @inline(__always)
-  private static func bin(_ y: Float, scale: Float) -> Int {
+  static func bin(_ y: Float, scale: Float) -> Int {
     Int((y >= 0 ? min(y, 1) : 0) * scale)
   }
 }

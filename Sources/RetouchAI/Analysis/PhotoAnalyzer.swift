@@ -178,7 +178,8 @@ public struct PhotoAnalyzer: Sendable {
     let stats = PixelStatistics(shared.copy)
     return StatisticsSide(
       stats: stats,
-      highlightWarmth: HighlightColor.warmth(shared.copy, luminance: stats.luminancePlane),
+      highlightWarmth: HighlightColor.warmth(
+        shared.copy, luminance: stats.luminancePlane, counts: stats.highlightCounts),
       features: SceneFeatures(image: shared.copy, plane: shared.plane, focus: shared.focus),
       greyPixels: GreyPixels.estimate(shared.copy))
   }

@@ -35,6 +35,10 @@ struct PixelStatistics {
   /// Counts of each pixel's brightest encoded channel, `max(r, g, b)`, 256 bins: where the
   /// photo's whites sit (``ExposureAnalysis/missingWhiteEV``).
   var ceilingHistogram: [Int]
+  /// Counts of the pixels without a clipped channel (every code under ``clippedCode``) by
+  /// linear luminance, ``HighlightColor/bins`` bins: the first of ``HighlightColor``'s two
+  /// passes, counted here where the luminance and brightest channel are at hand.
+  var highlightCounts: [Int]
   /// The pass's sums, added band by band in order.
   var totals: BandSums
   /// Linear Rec. 709 (or P3) luminance per pixel, row-major.
@@ -77,8 +81,10 @@ struct PixelStatistics {
     let bandTotal = bands.count
     var partials = [BandSums](repeating: BandSums(), count: bandTotal)
     var histograms = [UInt32](repeating: 0, count: bandTotal * bins)
-    // Per band: 256 bins of the darkest channel, then 256 of the brightest.
-    var channelCounts = [UInt32](repeating: 0, count: bandTotal * 512)
+    // Per band: 256 bins of the darkest channel, 256 of the brightest, then the unclipped
+    // pixels' luminance bins of ``HighlightColor``.
+    let slots = PassContext.countSlots
+    var channelCounts = [UInt32](repeating: 0, count: bandTotal * slots)
     let toXYZ = image.colorSpace.toXYZ.map(Float.init)
     let weights = image.colorSpace.lumaWeights
     // The two planes are left uninitialised: the bands cover every row, and the pass writes every
@@ -111,7 +117,7 @@ struct PixelStatistics {
                       rows: bands[band], source: src.pointer.assumingMemoryBound(to: UInt8.self),
                       histogram: hPtr.pointer.assumingMemoryBound(to: UInt32.self) + band * bins,
                       channelHistograms: fPtr.pointer.assumingMemoryBound(to: UInt32.self) + band
-                        * 512,
+                        * slots,
                       luminance: yPtr.pointer.assumingMemoryBound(to: Float.self),
                       luma: lPtr.pointer.assumingMemoryBound(to: Float.self))
                     (pPtr.pointer.assumingMemoryBound(to: BandSums.self) + band).pointee = sums
@@ -132,14 +138,19 @@ struct PixelStatistics {
     }
     var floors = [Int](repeating: 0, count: 256)
     var ceilings = [Int](repeating: 0, count: 256)
+    var highlights = [Int](repeating: 0, count: HighlightColor.bins)
     for band in 0..<bandTotal {
       for i in 0..<256 {
-        floors[i] += Int(channelCounts[band * 512 + i])
-        ceilings[i] += Int(channelCounts[band * 512 + 256 + i])
+        floors[i] += Int(channelCounts[band * slots + i])
+        ceilings[i] += Int(channelCounts[band * slots + 256 + i])
+      }
+      for i in 0..<HighlightColor.bins {
+        highlights[i] += Int(channelCounts[band * slots + 512 + i])
       }
     }
     floorHistogram = floors
     ceilingHistogram = ceilings
+    highlightCounts = highlights
     var total = BandSums()
     for p in partials { total.add(p) }
     histogram = hist
@@ -232,12 +243,17 @@ private struct PassContext: Sendable {
   /// (gains 1.3 / 0.77) is 0.41, tungsten light about 0.6, so casts stay in.
   static let trustedMaxSaturation: Float = 0.75
 
-  /// The pass over `rows`. `channelHistograms` holds 512 bins: the darkest channel's 256 codes,
-  /// then the brightest channel's. Tried for speed and not kept, as none changed this pass's share
-  /// of the analysis measurably (perf samples relative to the face detector, 20 rounds each,
-  /// alternating): writing the per-pixel loop without branches on pixel values (+0.0 added for
-  /// untrusted pixels), counting the histogram after each row instead of per pixel, and a
-  /// 256-entry table for c⁶. The pass costs about 1.7× the face detector's C++ scan (~4–5 ms of
+  /// Counts per band in `channelHistograms`: the darkest channel's 256 codes, the brightest
+  /// channel's 256, then ``HighlightColor/bins`` luminance bins of the unclipped pixels.
+  static let countSlots = 512 + HighlightColor.bins
+
+  /// The pass over `rows`. `channelHistograms` holds ``countSlots`` bins: the darkest channel's
+  /// 256 codes, the brightest channel's, then the unclipped pixels' luminance bins.
+  ///
+  /// Tried for speed and not kept, as none changed this pass's share of the analysis measurably
+  /// (perf samples relative to the face detector, 20 rounds each, alternating): writing the
+  /// per-pixel loop without branches on pixel values (+0.0 added for untrusted pixels),
+  /// counting the histogram after each row instead of per pixel, and a 256-entry table for c⁶. The pass costs about 1.7× the face detector's C++ scan (~4–5 ms of
   /// CPU on a 512×384 copy); a real cut would need it vectorised across pixels.
   func run(
     rows: Range<Int>, source: UnsafePointer<UInt8>, histogram: UnsafeMutablePointer<UInt32>,
@@ -249,6 +265,7 @@ private struct PassContext: Sendable {
     let labF = PixelStatistics.labF
     let binScale = Float(PixelStatistics.histogramBins - 1)
     let maxBin = PixelStatistics.histogramBins - 1
+    let highlightScale = HighlightColor.binScale
     let (wr, wg, wb) = weights
     let m = toXYZ
     // D65 white of the XYZ matrices (Y = 1).
@@ -282,6 +299,9 @@ private struct PassContext: Sendable {
               let hi8 = max(r8, g8, b8), lo8 = min(r8, g8, b8)
               channelHistograms[Int(lo8)] &+= 1
               channelHistograms[256 + Int(hi8)] &+= 1
+              if hi8 < Self.trustedMaxCode {
+                channelHistograms[512 + HighlightColor.bin(yLin, scale: highlightScale)] &+= 1
+              }
               if hi8 >= Self.highlightCode { s.highlightClipped += 1 }
               if hi8 <= Self.shadowCode { s.shadowClipped += 1 }
 
