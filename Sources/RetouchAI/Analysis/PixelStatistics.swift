@@ -253,8 +253,9 @@ private struct PassContext: Sendable {
   /// Tried for speed and not kept, as none changed this pass's share of the analysis measurably
   /// (perf samples relative to the face detector, 20 rounds each, alternating): writing the
   /// per-pixel loop without branches on pixel values (+0.0 added for untrusted pixels),
-  /// counting the histogram after each row instead of per pixel, and a 256-entry table for c⁶. The pass costs about 1.7× the face detector's C++ scan (~4–5 ms of
-  /// CPU on a 512×384 copy); a real cut would need it vectorised across pixels.
+  /// counting the histogram after each row instead of per pixel, and a 256-entry table for c⁶.
+  /// The pass costs about 1.7× the face detector's C++ scan (~4–5 ms of CPU on a 512×384 copy);
+  /// a real cut would need it vectorised across pixels.
   func run(
     rows: Range<Int>, source: UnsafePointer<UInt8>, histogram: UnsafeMutablePointer<UInt32>,
     channelHistograms: UnsafeMutablePointer<UInt32>, luminance: UnsafeMutablePointer<Float>,
