@@ -200,10 +200,11 @@ public struct PhotoAnalyzer: Sendable {
 
   /// The readings of an analysis made on `small` that the photo at its own size, `image`,
   /// reads better: the crushed black point
-  /// (``ExposureMeasurement/fullResolutionCrush(_:noiseSigma:exposure:)``), judged with the
-  /// grain when `analysis` has it; also when `image` is no larger than the copy, whose own
-  /// reading then counted grain as well. Cost: a point-sampled pass over at most 3 MP
-  /// (`suggestions` on 12 MP: no measurable change in `retouch-bench ai`).
+  /// (``ExposureMeasurement/fullResolutionCrush(_:noiseSigma:exposure:copyIsPhoto:)``),
+  /// judged with the grain when `analysis` has it; also when `image` is no larger than the
+  /// copy, whose own reading then counted grain as well. Cost: a point-sampled pass over at
+  /// most 3 MP (`suggestions` on 12 MP: no measurable change in `retouch-bench ai`), skipped
+  /// where the copy is the photo and read no crush.
   private func measureFullResolution(
     of image: Image, small: Image, analysis: inout PhotoAnalysis
   ) {
