@@ -31,33 +31,44 @@ struct HighlightColorTests {
   @Test func readsTheBrightestUnclippedDetail() throws {
     let stats = PixelStatistics(Self.glowFrame)
     let warmth = try #require(
-      HighlightColor.warmth(Self.glowFrame, luminance: stats.luminancePlane))
+      HighlightColor.warmth(
+        Self.glowFrame, luminance: stats.luminancePlane, counts: stats.highlightCounts))
     // Exact up to the 8-bit codes of the glow.
     let expected = log2(
       SRGBTables.decodeExact(Double(Self.code(0.8)) / 255)
         / SRGBTables.decodeExact(Double(Self.code(0.3)) / 255))
     #expect(abs(warmth - expected) < 0.01, "\(warmth) against \(expected)")
-    // The pixel statistics' count of the unclipped pixels is the reading's own first pass.
+    // The pixel statistics count every pixel but the 10 clipped rows, the glow in the bin of
+    // its luminance.
     #expect(stats.highlightCounts.reduce(0, +) == 100 * 90, "\(stats.highlightCounts)")
-    let fromStatistics = HighlightColor.warmth(
-      Self.glowFrame, luminance: stats.luminancePlane, counts: stats.highlightCounts)
-    #expect(fromStatistics == warmth)
+    let glow = stats.luminancePlane[12 * 100]
+    let glowBin = Int(glow * HighlightColor.binScale)
+    #expect(stats.highlightCounts[glowBin] == 5 * 100, "bin \(glowBin)")
   }
 
   /// A NaN in the luminance plane counts as black: the reading is the same, no trap.
   @Test func nanLuminanceCountsAsBlack() throws {
-    var luminance = PixelStatistics(Self.glowFrame).luminancePlane
-    let clean = try #require(HighlightColor.warmth(Self.glowFrame, luminance: luminance))
+    let stats = PixelStatistics(Self.glowFrame)
+    var luminance = stats.luminancePlane
+    let counts = stats.highlightCounts
+    let clean = try #require(
+      HighlightColor.warmth(Self.glowFrame, luminance: luminance, counts: counts))
     luminance[50 * 100 + 50] = .nan
     luminance[50 * 100 + 51] = -.infinity
-    let dirty = try #require(HighlightColor.warmth(Self.glowFrame, luminance: luminance))
+    let dirty = try #require(
+      HighlightColor.warmth(Self.glowFrame, luminance: luminance, counts: counts))
     #expect(dirty == clean)
   }
 
   @Test func clippedOrMismatchedInputGivesNoReading() {
     let white = AnalysisTestPhotos.synthetic(width: 40, height: 40) { _, _ in (255, 252, 250) }
-    #expect(HighlightColor.warmth(white, luminance: PixelStatistics(white).luminancePlane) == nil)
-    #expect(HighlightColor.warmth(Self.glowFrame, luminance: [0.5, 0.5]) == nil)
+    let whiteStats = PixelStatistics(white)
+    #expect(
+      HighlightColor.warmth(
+        white, luminance: whiteStats.luminancePlane, counts: whiteStats.highlightCounts) == nil)
+    let counts = PixelStatistics(Self.glowFrame).highlightCounts
+    #expect(HighlightColor.warmth(Self.glowFrame, luminance: [0.5, 0.5], counts: counts) == nil)
+    #expect(HighlightColor.warmth(Self.glowFrame, luminance: [], counts: []) == nil)
   }
 
   /// The rule itself: a backlit daylight frame (median L* 45 above a black level of 3) whose

@@ -32,37 +32,25 @@ enum HighlightColor {
   /// The brightest are taken by whole bins of 1/1024 of luminance, from the top down until the
   /// share is reached, so the last bin may add a few more pixels than the share.
   ///
-  /// - Parameter counts: the unclipped pixels' counts per bin when already made
-  ///   (``PixelStatistics/highlightCounts``, for the same `luminance`); counted here when nil.
-  static func warmth(_ image: Image, luminance: [Float], counts known: [Int]? = nil) -> Double? {
+  /// - Parameter counts: the unclipped pixels' counts per bin
+  ///   (``PixelStatistics/highlightCounts``, made with the same `luminance`).
+  static func warmth(_ image: Image, luminance: [Float], counts: [Int]) -> Double? {
     guard image.format == .rgb8, luminance.count == image.width * image.height,
-      known == nil || known?.count == bins
+      counts.count == bins
     else {
       return nil
     }
     let scale = binScale
     let clipped = PixelStatistics.clippedCode
-    // Two passes: the first counts the unclipped pixels per bin (or the pixel statistics' pass
-    // did), which fixes the lowest bin the brightest share reaches; the second adds up the
-    // colours of only the pixels from that bin up (a few percent of the frame). Each bin's sum
-    // is taken in pixel order and the bins from the top down, as a single pass summing every
-    // bin would. One pass summing every pixel's colour into its bin cost about 2 ms of a 512 px
-    // analysis.
-    var counts = known ?? [Int](repeating: 0, count: bins)
+    // The counts fix the lowest bin the brightest share reaches; this pass adds up the colours
+    // of only the pixels from that bin up (a few percent of the frame). Each bin's sum is taken
+    // in pixel order and the bins from the top down, as a single pass summing every bin would.
+    // One pass summing every pixel's colour into its bin cost about 2 ms of a 512 px analysis.
     var sums = [SIMD3<Double>](repeating: .zero, count: bins)
     var lowest = bins
     image.withUnsafeBytes { raw in
       let p = raw.bindMemory(to: UInt8.self)
       luminance.withUnsafeBufferPointer { lum in
-        if known == nil {
-          counts.withUnsafeMutableBufferPointer { count in
-            for i in 0..<lum.count {
-              let q = 3 &* i
-              guard max(p[q], p[q &+ 1], p[q &+ 2]) < clipped else { continue }
-              count[Self.bin(lum[i], scale: scale)] &+= 1
-            }
-          }
-        }
         let unclipped = counts.reduce(0, +)
         let wanted = max(minimumCount, Int((share * Double(unclipped)).rounded()))
         guard unclipped >= wanted else { return }

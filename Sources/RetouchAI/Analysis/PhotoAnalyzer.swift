@@ -216,16 +216,10 @@ public struct PhotoAnalyzer: Sendable {
   /// Grain of the full-resolution photo, to add to an analysis made with
   /// ``analyzeSmall(_:fullSize:metadata:)``.
   public func measureNoise(of image: Image, analysis: PhotoAnalysis) -> NoiseAnalysis? {
-    Self.noise(of: image, meanLuma: nil).map {
-      Self.noiseAnalysis(sigma: $0, meanLuma: Self.meanLuma(of: analysis))
+    NoiseMeasurement.sigma(of: image).map {
+      Self.noiseAnalysis(sigma: $0, meanLuma: analysis.exposure.meanLuma)
     }
   }
-
-  static func noise(of image: Image, meanLuma: Double?) -> Double? {
-    NoiseMeasurement.sigma(of: image)
-  }
-
-  static func meanLuma(of analysis: PhotoAnalysis) -> Double { analysis.exposure.meanLuma }
 
   static func noiseAnalysis(sigma: Double, meanLuma: Double) -> NoiseAnalysis {
     NoiseAnalysis(sigma: sigma, relativeSigma: sigma / 255 / max(meanLuma, 1.0 / 255))

@@ -182,6 +182,7 @@ extension Recipe {
   static func castCorrection(_ a: PhotoAnalysis, warm: Bool) -> RecipeProposal? {
     var w = a.color.warmth
     guard warm ? w > 0 : w < 0 else { return nil }
+    let trust = CastRemoval.trust(a)
     // Sky, sea, ice, snow in shade: when blue and aqua colour most of the photo, a cool estimate
     // is usually the colour of the scene, not of the light. Warming it needs a trusted estimate:
     // the confidence required rises from the usual minimum to 0.6 as blue and aqua go from 60 %
@@ -201,13 +202,13 @@ extension Recipe {
       let required =
         CastRemoval.minimumConfidence
         + (0.6 - CastRemoval.minimumConfidence) * CastRemoval.blueScene(a, from: 0.6, to: 0.9)
-      guard CastRemoval.trust(a) >= required else { return nil }
-      if CastRemoval.trust(a) < required + blueMaterial {
+      guard trust >= required else { return nil }
+      if trust < required + blueMaterial {
         w = min(0, w - CastRemoval.blueMaterialWarmth * blueMaterial)
         guard w < 0 else { return nil }
       }
     }
-    guard CastRemoval.trust(a) >= CastRemoval.minimumConfidence else { return nil }
+    guard trust >= CastRemoval.minimumConfidence else { return nil }
     let removed = CastRemoval.removedShare(
       of: w, confidence: CastRemoval.warmthTrust(a), ramp: CastRemoval.warmthRamp(for: a))
     guard removed != 0 else { return nil }
