@@ -20,4 +20,15 @@ enum CubeRoot {
     y = (2 * y + x / (y * y)) * (1 / 3)
     return y
   }
+
+  /// ``of(_:)`` of eight values, lane by lane the same operations (the same results).
+  @inline(__always)
+  static func of(_ x: SIMD8<Float>) -> SIMD8<Float> {
+    let bits = unsafeBitCast(x, to: SIMD8<UInt32>.self) / 3 &+ 709_958_130
+    var y = unsafeBitCast(bits, to: SIMD8<Float>.self)
+    y = (2 * y + x / (y * y)) * (1 / 3)
+    y = (2 * y + x / (y * y)) * (1 / 3)
+    y = (2 * y + x / (y * y)) * (1 / 3)
+    return y
+  }
 }

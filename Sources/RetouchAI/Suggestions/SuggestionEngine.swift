@@ -250,8 +250,7 @@ public struct SuggestionEngine: Sendable {
   public static let originalID = "original"
 
   static func measureCopy(of small: Image) -> Image {
-    small.resized(
-      toFitLongEdge: SuggestionRanker.measureLongEdge, filter: .box, threads: 1)
+    BoxReduction.rgb8(small, toFitLongEdge: SuggestionRanker.measureLongEdge)
   }
 
   /// The unedited thumbnail (long edge `maxDimension`), from the analysis copy when it is large
