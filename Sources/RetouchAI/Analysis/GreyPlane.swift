@@ -165,7 +165,7 @@ package struct GreyPlane: Sendable, Hashable {
 
 /// Area-averaging weights from `n` source samples to `m` outputs, in flat tables: output `i`
 /// reads `count[i]` sources from `first[i]`, weighted by `weight[offset[i]...]` (summing to 1).
-struct AreaWeights {
+private struct AreaWeights {
   var first: [Int] = [], count: [Int] = [], offset: [Int] = []
   var weight: [Float] = []
 

@@ -44,12 +44,12 @@ public enum ResamplingFilter: String, Hashable, Sendable, Codable, CaseIterable 
 /// `0..<inCount`; windows near the edges are shifted inward with zero weights, so kernels loop a
 /// fixed `taps` times. Weights of each output sum to 1 (edge pixels renormalise the clipped
 /// kernel, which is the same as extending the image by reflection-free clamping of the support).
-struct ResamplingWeights {
-  let inCount: Int
-  let outCount: Int
-  let taps: Int
-  let starts: [Int]
-  let weights: [Float]
+package struct ResamplingWeights {
+  package let inCount: Int
+  package let outCount: Int
+  package let taps: Int
+  package let starts: [Int]
+  package let weights: [Float]
   /// The weights in pairs for the horizontal kernel: for output `i`, pair `p` is
   /// `(w₂ₚ ×4, w₂ₚ₊₁ ×4)`, so one `SIMD8` multiply covers two RGBA pixels. `(taps + 1) / 2` pairs
   /// per output; a missing last weight is zero.
@@ -60,7 +60,7 @@ struct ResamplingWeights {
   ///
   /// When shrinking (`scale > 1`) the kernel is stretched by `scale`, so it low-pass filters at
   /// the output's Nyquist frequency (antialiasing); when enlarging it is used as is.
-  init(filter: ResamplingFilter, inCount: Int, outCount: Int, scale: Double) {
+  package init(filter: ResamplingFilter, inCount: Int, outCount: Int, scale: Double) {
     let fs = max(scale, 1)
     let support = filter.support * fs
     var lows = [Int](repeating: 0, count: outCount)
