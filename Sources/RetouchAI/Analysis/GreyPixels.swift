@@ -58,39 +58,32 @@ enum GreyPixels {
     let n = gw * gh
     var index = [Float](repeating: 0, count: n)
     var trusted = [UInt8](repeating: 0, count: n)
-    var linear = [SIMD4<Float>](repeating: .zero, count: n)
     image.withUnsafeBytes { raw in
       let p = raw.bindMemory(to: UInt8.self).baseAddress.unsafelyUnwrapped
       logOfCode.withUnsafeBufferPointer { table in
-        SRGBTables.decode8.withUnsafeBufferPointer { decodeTable in
-          index.withUnsafeMutableBufferPointer { gi in
-            trusted.withUnsafeMutableBufferPointer { ok in
-              linear.withUnsafeMutableBufferPointer { lin in
-                let t = table.baseAddress.unsafelyUnwrapped
-                let d = decodeTable.baseAddress.unsafelyUnwrapped
-                let stride = 3 &* w
-                for gy in 0..<gh {
-                  let y = 2 &* gy &+ 1
-                  for gx in 0..<gw {
-                    let x = 2 &* gx &+ 1
-                    let q = p + (y &* w &+ x) &* 3
-                    @inline(__always) func laplacian(_ c: Int) -> Float {
-                      abs(
-                        4 * t[Int(q[c])] - t[Int(q[c &- 3])] - t[Int(q[c &+ 3])]
-                          - t[Int(q[c &- stride])] - t[Int(q[c &+ stride])])
-                    }
-                    let lr = laplacian(0), lg = laplacian(1), lb = laplacian(2)
-                    let mean = (lr + lg + lb) / 3
-                    let (dr, dg, db) = (lr - mean, lg - mean, lb - mean)
-                    let i = gy &* gw &+ gx
-                    gi[i] = ((dr * dr + dg * dg + db * db) / 3).squareRoot() / (mean + 1e-6)
-                    let lo = Swift.min(q[0], q[1], q[2]), hi = Swift.max(q[0], q[1], q[2])
-                    ok[i] =
-                      mean > minimumContrast && lo >= UInt8(trustedCodes.lowerBound)
-                        && hi <= UInt8(trustedCodes.upperBound) ? 1 : 0
-                    lin[i] = SIMD4(d[Int(q[0])], d[Int(q[1])], d[Int(q[2])], 0)
-                  }
+        index.withUnsafeMutableBufferPointer { gi in
+          trusted.withUnsafeMutableBufferPointer { ok in
+            let t = table.baseAddress.unsafelyUnwrapped
+            let stride = 3 &* w
+            for gy in 0..<gh {
+              let y = 2 &* gy &+ 1
+              for gx in 0..<gw {
+                let x = 2 &* gx &+ 1
+                let q = p + (y &* w &+ x) &* 3
+                @inline(__always) func laplacian(_ c: Int) -> Float {
+                  abs(
+                    4 * t[Int(q[c])] - t[Int(q[c &- 3])] - t[Int(q[c &+ 3])]
+                      - t[Int(q[c &- stride])] - t[Int(q[c &+ stride])])
                 }
+                let lr = laplacian(0), lg = laplacian(1), lb = laplacian(2)
+                let mean = (lr + lg + lb) / 3
+                let (dr, dg, db) = (lr - mean, lg - mean, lb - mean)
+                let i = gy &* gw &+ gx
+                gi[i] = ((dr * dr + dg * dg + db * db) / 3).squareRoot() / (mean + 1e-6)
+                let lo = Swift.min(q[0], q[1], q[2]), hi = Swift.max(q[0], q[1], q[2])
+                ok[i] =
+                  mean > minimumContrast && lo >= UInt8(trustedCodes.lowerBound)
+                    && hi <= UInt8(trustedCodes.upperBound) ? 1 : 0
               }
             }
           }
@@ -119,11 +112,19 @@ enum GreyPixels {
       }
     }
     let limit = Float(lastBin + 1) / Float(bins / 2)
+    // The grey pixels' linear RGB, decoded again for the few chosen (keeping every judged
+    // pixel's colour cost a 0.8 MB array at 512 px).
     var sum = SIMD3<Double>()
     var count = 0
-    for i in 0..<n where trusted[i] != 0 && smoothed[i] < limit {
-      sum += SIMD3(Double(linear[i].x), Double(linear[i].y), Double(linear[i].z))
-      count += 1
+    image.withUnsafeBytes { raw in
+      let p = raw.bindMemory(to: UInt8.self).baseAddress.unsafelyUnwrapped
+      let d = SRGBTables.decode8
+      for i in 0..<n where trusted[i] != 0 && smoothed[i] < limit {
+        let y = 2 * (i / gw) + 1, x = 2 * (i % gw) + 1
+        let q = p + (y * w + x) * 3
+        sum += SIMD3(Double(d[Int(q[0])]), Double(d[Int(q[1])]), Double(d[Int(q[2])]))
+        count += 1
+      }
     }
     guard count >= minimumCount, sum.x > 0, sum.y > 0, sum.z > 0 else { return nil }
     return Estimate(
