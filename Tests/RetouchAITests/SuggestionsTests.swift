@@ -201,7 +201,7 @@ struct SuggestionsTests {
     let small = PhotoAnalyzer.analysisCopy(of: grainy)
     let analysis = PhotoAnalyzer().analyzeSmall(small, fullSize: grainy.size, metadata: nil)
     let ranker = SuggestionRanker(
-      analysis: analysis, measureCopy: SuggestionEngine.measureCopy(of: small),
+      analysis: analysis, measuring: MeasuringCopy(of: small),
       detailCrop: SuggestionRanker.detailCrop(of: grainy, around: analysis.subject.region))
     func change(_ p: [EditSettingType: Double]) -> Double {
       ranker.measured(

@@ -60,9 +60,13 @@ struct SuggestionRanker {
   let detail: (crop: Image, original: LabPixels)?
 
   init(analysis: PhotoAnalysis, measureCopy: Image, detailCrop: Image? = nil) {
+    self.init(analysis: analysis, measuring: MeasuringCopy(measureCopy), detailCrop: detailCrop)
+  }
+
+  init(analysis: PhotoAnalysis, measuring: MeasuringCopy, detailCrop: Image? = nil) {
     self.analysis = analysis
-    self.measureCopy = measureCopy
-    original = LabPixels(measureCopy)
+    measureCopy = measuring.image
+    original = measuring.lab
     let full = max(analysis.pixelSize.longEdge, 1)
     renderScale = min(1, Double(measureCopy.size.longEdge) / Double(full))
     detail = detailCrop.map { ($0, LabPixels($0)) }
@@ -193,18 +197,17 @@ struct SuggestionRanker {
   }
 
   /// The best-ranked candidate when it is a fix that visibly changes the photo; nil when it is
-  /// not a fix or barely changes the photo. The measuring copy is only made (by `measureCopy`)
-  /// when there is a fix to measure, so a photo left alone costs no resize, Lab conversion or
-  /// render (about 1 ms of CPU of the 512-px `topSuggestion`).
+  /// not a fix or barely changes the photo. Only a fix is rendered and measured, on `measuring`
+  /// (made beside the analysis, see ``SuggestionEngine``).
   static func top(
-    analysis: PhotoAnalysis, disabled: Set<String>, measureCopy: () -> Image,
+    analysis: PhotoAnalysis, disabled: Set<String>, measuring: MeasuringCopy,
     detailCrop: () -> Image? = { nil }
   ) -> Candidate? {
     let ranked = proposals(
       for: analysis, from: Recipe.all.filter { $0.kind != .theme }, disabled: disabled)
     guard let first = ranked.first, isFix(first.proposal) else { return nil }
     let ranker = SuggestionRanker(
-      analysis: analysis, measureCopy: measureCopy(),
+      analysis: analysis, measuring: measuring,
       detailCrop: needsDetailCrop(first.proposal.config) ? detailCrop() : nil)
     let m = ranker.measured(first)
     return improves(m) ? m : nil
@@ -250,5 +253,23 @@ struct SuggestionRanker {
       if duplicate { moved.append(c) } else { kept.append(c) }
     }
     return kept + moved
+  }
+}
+
+/// The photo at ``SuggestionRanker/measureLongEdge`` and its Lab pixels: what every candidate's
+/// render is compared with.
+struct MeasuringCopy: Sendable {
+  let image: Image
+  let lab: LabPixels
+
+  /// `image` as it is, with its Lab pixels.
+  init(_ image: Image) {
+    self.image = image
+    lab = LabPixels(image)
+  }
+
+  /// The measuring copy of `small`, the analysis copy (``BoxReduction``).
+  init(of small: Image) {
+    self.init(BoxReduction.rgb8(small, toFitLongEdge: SuggestionRanker.measureLongEdge))
   }
 }

@@ -109,10 +109,13 @@ public struct SuggestionEngine: Sendable {
   ) -> EditConfig? {
     let analyzer = PhotoAnalyzer()
     let small = PhotoAnalyzer.analysisCopy(of: image)
-    let analysis = analyzer.analyze(
-      image, copy: small, metadata: metadata, measureNoise: measureNoise)
+    // The measuring copy is made beside the analysis's last stage whether or not a fix will be
+    // measured on it: there it costs no time, after the analysis ~0.7 ms.
+    let (analysis, measuring) = analyzer.analyze(
+      image, copy: small, metadata: metadata, measureNoise: measureNoise,
+      alongside: { MeasuringCopy(of: small) })
     return SuggestionRanker.top(
-      analysis: analysis, disabled: disabledLooks, measureCopy: { Self.measureCopy(of: small) },
+      analysis: analysis, disabled: disabledLooks, measuring: measuring,
       detailCrop: { SuggestionRanker.detailCrop(of: image, around: analysis.subject.region) }
     )?.proposal.config
   }
@@ -171,11 +174,12 @@ public struct SuggestionEngine: Sendable {
     if isCancelled() { return SuggestionResult([]) }
     let analyzer = PhotoAnalyzer()
     let small = PhotoAnalyzer.analysisCopy(of: image)
-    let analysis = analyzer.analyze(
-      image, copy: small, metadata: metadata, measureNoise: measureNoise)
+    let (analysis, measuring) = analyzer.analyze(
+      image, copy: small, metadata: metadata, measureNoise: measureNoise,
+      alongside: { MeasuringCopy(of: small) })
     if isCancelled() { return SuggestionResult([]) }
     let ranker = SuggestionRanker(
-      analysis: analysis, measureCopy: Self.measureCopy(of: small),
+      analysis: analysis, measuring: measuring,
       detailCrop: SuggestionRanker.detailCrop(of: image, around: analysis.subject.region))
     let disabled = options.disabledLooks
     guard
@@ -248,10 +252,6 @@ public struct SuggestionEngine: Sendable {
 
   /// The `lookID` of the Original suggestion.
   public static let originalID = "original"
-
-  static func measureCopy(of small: Image) -> Image {
-    BoxReduction.rgb8(small, toFitLongEdge: SuggestionRanker.measureLongEdge)
-  }
 
   /// The unedited thumbnail (long edge `maxDimension`), from the analysis copy when it is large
   /// enough, else from the photo; nil when thumbnails are off.
