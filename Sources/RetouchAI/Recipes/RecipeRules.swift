@@ -17,7 +17,8 @@ enum RecipeRules {
   /// Allowed skin chroma ratio (edited / original).
   static let skinChromaRange = 0.88...1.15
 
-  static func adjust(_ config: EditConfig, recipe: Recipe, analysis a: PhotoAnalysis) -> EditConfig {
+  static func adjust(_ config: EditConfig, recipe: Recipe, analysis a: PhotoAnalysis) -> EditConfig
+  {
     var config = config
     if recipe.kind != .theme {
       config = liftDarkFaces(config, recipe: recipe, analysis: a)
@@ -30,7 +31,8 @@ enum RecipeRules {
   /// Whether `recipe` moves white balance on purpose (removing a cast), so skin protection leaves
   /// its temperature and tint alone.
   static func changesWhiteBalance(_ recipe: Recipe) -> Bool {
-    recipe.kind == .correction && ["warm-up", "cool-down", "fix-tint", "enhance"].contains(recipe.id)
+    recipe.kind == .correction
+      && ["warm-up", "cool-down", "fix-tint", "enhance"].contains(recipe.id)
       || recipe.id == "true-color"
   }
 
@@ -96,21 +98,29 @@ enum RecipeRules {
     // effect is applied to the "before" colours so only the rest is measured.
     var base: [EditSettingType: Double] = [:]
     if castCorrection {
-      for t in [EditSettingType.temperature, .tint] where c.value(of: t) != 0 { base[t] = c.value(of: t) }
+      for t in [EditSettingType.temperature, .tint] where c.value(of: t) != 0 {
+        base[t] = c.value(of: t)
+      }
+    }
+    let judged = c.properties.filter { !$0.key.isSpatial }
+    // The "before" colours: the edit without its colour shifts (which `factor` scales), so the
+    // same for every factor: made once, not once per factor (each transform builds 4,096-entry
+    // tables).
+    let tone = ColorToneTransform(
+      EditConfig(properties: judged.filter { !isColorShift($0.key) }.merging(base) { $1 }),
+      colorSpace: .sRGB)
+    let before = samples.map { s in
+      let (r0, g0, b0) = tone.apply(Float(s.x), Float(s.y), Float(s.z))
+      let l0 = LabColor.lab(r: Double(r0), g: Double(g0), b: Double(b0))
+      return (lab: l0, chroma: LabColor.chroma(l0))
     }
     func withinLimits(_ factor: Double) -> Bool {
-      var p = c.properties.filter { !$0.key.isSpatial }
+      var p = judged
       for k in keys { p[k] = (p[k] ?? 0) * factor }
       let after = ColorToneTransform(EditConfig(properties: p), colorSpace: .sRGB)
-      let tone = ColorToneTransform(
-        EditConfig(properties: p.filter { !isColorShift($0.key) }.merging(base) { $1 }),
-        colorSpace: .sRGB)
-      for s in samples {
-        let (r0, g0, b0) = tone.apply(Float(s.x), Float(s.y), Float(s.z))
+      for (s, (l0, c0)) in zip(samples, before) {
         let (r1, g1, b1) = after.apply(Float(s.x), Float(s.y), Float(s.z))
-        let l0 = LabColor.lab(r: Double(r0), g: Double(g0), b: Double(b0))
         let l1 = LabColor.lab(r: Double(r1), g: Double(g1), b: Double(b1))
-        let c0 = LabColor.chroma(l0)
         guard c0 > 3 else { continue }
         if abs(LabColor.hueDifference(LabColor.hue(l0), LabColor.hue(l1))) > maxSkinHueShift {
           return false

@@ -66,12 +66,20 @@ public struct EditSetting: Sendable, Hashable, Identifiable {
 
 extension EditSettingType {
   /// The slider for this setting.
-  public var setting: EditSetting {
-    let (en, zh, symbol, lo, hi, step) = Self.table[self] ?? Self.mixerRow(self)
-    return EditSetting(
-      type: self, name: LocalizedText(en, zh: zh), symbolName: symbol, minimum: lo, maximum: hi,
-      step: step)
-  }
+  public var setting: EditSetting { Self.settings[self]! }
+
+  /// Every setting's slider, made once: renderers read the ranges for every setting of every
+  /// edit they set up, and a mixer slider's row was built from strings each time.
+  private static let settings: [EditSettingType: EditSetting] = Dictionary(
+    uniqueKeysWithValues: allCases.map { type in
+      let (en, zh, symbol, lo, hi, step) = table[type] ?? mixerRow(type)
+      return (
+        type,
+        EditSetting(
+          type: type, name: LocalizedText(en, zh: zh), symbolName: symbol, minimum: lo,
+          maximum: hi, step: step)
+      )
+    })
 
   private typealias Row = (String, String, String, Double, Double, Double)
 

@@ -62,8 +62,21 @@ public enum EditSettingType: String, Sendable, Hashable, Codable, CaseIterable, 
 
   /// The mixer setting for a band and channel.
   public static func mixer(_ band: ColorBand, _ channel: MixerChannel) -> EditSettingType {
-    EditSettingType(rawValue: "mixer.\(band.rawValue).\(channel.rawValue)")!
+    mixerTypes[band]![channel]!
   }
+
+  /// Every mixer setting by band and channel, parsed from the raw values once (building and
+  /// parsing the string on every call was most of the cost of a colour transform's set-up).
+  private static let mixerTypes: [ColorBand: [MixerChannel: EditSettingType]] = Dictionary(
+    uniqueKeysWithValues: ColorBand.allCases.map { band in
+      (
+        band,
+        Dictionary(
+          uniqueKeysWithValues: MixerChannel.allCases.map { channel in
+            (channel, EditSettingType(rawValue: "mixer.\(band.rawValue).\(channel.rawValue)")!)
+          })
+      )
+    })
 
   /// Whether the setting works in pixels (its effect depends on render scale).
   public var isSpatial: Bool {

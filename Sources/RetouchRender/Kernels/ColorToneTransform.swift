@@ -137,6 +137,8 @@ public struct ColorToneTransform: Sendable {
     self.colorSpace = colorSpace
     func value(_ t: EditSettingType) -> Double {
       let v = config.value(of: t)
+      // Every range holds 0, so an unset setting needs no clamping.
+      if v == 0 { return v }
       return v.isFinite ? t.setting.clamp(v) : 0
     }
     let exposure = value(.exposure)
