@@ -277,4 +277,41 @@ struct ColorToneTests {
     }
     #expect(t.apply(.nan, .infinity, -.infinity) == t.apply(0, 1, 0))
   }
+
+  /// Taking the tables of another transform gives the transform made from scratch, bit for
+  /// bit, whether the donor's tables fit (same tone settings, other colour settings) or not
+  /// (another exposure, contrast, white balance or colour space: then nothing may be taken).
+  @Test func reusedTablesGiveTheSameTransform() {
+    let edit: [EditSettingType: Double] = [
+      .exposure: 0.4, .contrast: 0.3, .temperature: 0.2, .saturation: 0.25, .vibrance: 0.2,
+      .mixer(.orange, .saturation): -0.3,
+    ]
+    var donors: [(String, ColorToneTransform)] = [
+      ("same tone, no colour", transform(edit.filter { $0.key.group != .color })),
+      ("same tone, other colour", transform(edit.merging([.saturation: -0.5]) { $1 })),
+    ]
+    for (name, change) in [
+      ("exposure", [EditSettingType.exposure: 0.5]), ("contrast", [.contrast: -0.2]),
+      ("temperature", [.temperature: 0.1]), ("dehaze", [.dehaze: 0.2]),
+    ] {
+      donors.append((name, transform(edit.merging(change) { $1 })))
+    }
+    donors.append(("display P3", transform(edit, colorSpace: .displayP3)))
+    let fresh = transform(edit)
+    var rng = SeededRandom(seed: 41)
+    let colours = (0..<500).map { _ in
+      (
+        Float.random(in: 0...1, using: &rng), Float.random(in: 0...1, using: &rng),
+        Float.random(in: 0...1, using: &rng)
+      )
+    }
+    for (name, donor) in donors {
+      let reused = ColorToneTransform(
+        EditConfig(properties: edit), colorSpace: .sRGB, reusingTablesOf: donor)
+      let differing = colours.filter { c in
+        reused.apply(c.0, c.1, c.2) != fresh.apply(c.0, c.1, c.2)
+      }
+      #expect(differing.count == 0, "donor \(name): \(differing.count) of 500 colours differ")
+    }
+  }
 }

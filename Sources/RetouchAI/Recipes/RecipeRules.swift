@@ -117,7 +117,9 @@ enum RecipeRules {
     func withinLimits(_ factor: Double) -> Bool {
       var p = judged
       for k in keys { p[k] = (p[k] ?? 0) * factor }
-      let after = ColorToneTransform(EditConfig(properties: p), colorSpace: .sRGB)
+      // Unless white balance is among the scaled settings, its tables are the "before" ones.
+      let after = ColorToneTransform(
+        EditConfig(properties: p), colorSpace: .sRGB, reusingTablesOf: tone)
       for (s, (l0, c0)) in zip(samples, before) {
         let (r1, g1, b1) = after.apply(Float(s.x), Float(s.y), Float(s.z))
         let l1 = LabColor.lab(r: Double(r1), g: Double(g1), b: Double(b1))

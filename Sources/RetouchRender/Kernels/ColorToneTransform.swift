@@ -94,6 +94,9 @@ public struct ColorToneTransform: Sendable {
   // Tone stage (encoded → encoded; indexed by sqrt(linear / Lmax) when hasLinearStage).
   let hasToneTable: Bool
   let toneTable: [Float]
+  /// The clamped settings the two tables depend on (exposure, white balance, dehaze, tone);
+  /// with ``colorSpace``, what ``init(_:colorSpace:reusingTablesOf:)`` compares.
+  let tableInputs: [Double]
   // Colour stage.
   let lumaR: Float, lumaG: Float, lumaB: Float
   let saturationFactor: Float  // 1 = off
@@ -134,6 +137,16 @@ public struct ColorToneTransform: Sendable {
   /// Slider values outside their ranges (``EditSetting``) are clamped; the look strength is
   /// clamped to `0...1`. Settings not in ``coveredSettings`` are ignored.
   public init(_ config: EditConfig, colorSpace: ColorSpace) {
+    self.init(config, colorSpace: colorSpace, reusingTablesOf: nil)
+  }
+
+  /// ``init(_:colorSpace:)`` that takes the decode and tone tables from `other` when they
+  /// would come out the same (same exposure, white balance, dehaze and tone settings, same
+  /// colour space) instead of computing 4,096 entries each again: for callers that try one
+  /// edit at several colour strengths (skin protection). The same transform, bit for bit.
+  package init(
+    _ config: EditConfig, colorSpace: ColorSpace, reusingTablesOf other: ColorToneTransform?
+  ) {
     self.colorSpace = colorSpace
     func value(_ t: EditSettingType) -> Double {
       let v = config.value(of: t)
@@ -182,7 +195,17 @@ public struct ColorToneTransform: Sendable {
     }
     let tableDomain = linear ? maxLinear : 1
     toneScale = Float(1 / tableDomain)
-    decodeTable = linear ? Self.table { Double(SRGBTransfer.decode(Float($0))) } : []
+    // Everything the tables below are computed from (the matrix and offset follow from these).
+    let inputs = [
+      exposure, temperature, tint, dehaze, blackPoint, blacks, whites, brightness, contrast,
+    ]
+    tableInputs = inputs
+    let reused = other.flatMap { o in
+      o.tableInputs == inputs && o.colorSpace == colorSpace ? o : nil
+    }
+    decodeTable =
+      reused?.decodeTable
+      ?? (linear ? Self.table { Double(SRGBTransfer.decode(Float($0))) } : [])
 
     // Tone stage.
     let rolloffTop = Double(SRGBTransfer.encode(Float(maxLinear)))
@@ -217,7 +240,9 @@ public struct ColorToneTransform: Sendable {
       return min(max(v, 0), 1)
     }
     hasToneTable = linear || hasTone
-    if linear {
+    if let reused {
+      toneTable = reused.toneTable
+    } else if linear {
       // Indexed by sqrt(linear / domain): dense near black, where the sRGB curve is steep.
       toneTable = Self.table { u in
         tone(Double(SRGBTransfer.encode(Float(u * u * tableDomain))))
