@@ -19,7 +19,9 @@ enum AIBench {
     let full = decoded.image
     let metadata = decoded.metadata
     let small = full.resized(toFitLongEdge: 512)
-    print("\n# ai: \(url.lastPathComponent), \(full.size) \(full.format.bitDepth)-bit; 512 px copy \(small.size)")
+    print(
+      "\n# ai: \(url.lastPathComponent), \(full.size) \(full.format.bitDepth)-bit; 512 px copy \(small.size)"
+    )
     print("cpu: \(RenderBench.cpuModel()); load average at start: \(RenderBench.loadAverage())")
 
     SuggestionEngine.prewarm()
@@ -31,7 +33,17 @@ enum AIBench {
     let engine = SuggestionEngine()
     var count = 0
     var topFound = false
-    let allCases = [
+    // A portrait, so that the faces' part of `topSuggestion` is timed too (the 12 MP photo has
+    // none): detection finds them, then each is measured and every colour recipe is checked
+    // against their skin.
+    let portrait = try? ImageDecoder().decode(options.portrait).image.resized(toFitLongEdge: 512)
+    var portraitFaces = 0
+    if let portrait {
+      portraitFaces =
+        PhotoAnalyzer().analyzeSmall(portrait, fullSize: portrait.size, metadata: nil)
+        .faces.count
+    }
+    var allCases = [
       BenchCase(name: "suggestions, 12 MP, thumbnails 256", owner: "Retouch") {
         let list = engine.suggestions(
           for: full, metadata: metadata, options: SuggestionOptions(), isCancelled: { false })
@@ -65,6 +77,13 @@ enum AIBench {
         return (nil, nil)
       },
     ]
+    if let portrait {
+      allCases.insert(
+        BenchCase(name: "topSuggestion, 512 px portrait", owner: "Retouch") {
+          _ = engine.topSuggestion(for: portrait)
+          return (nil, nil)
+        }, at: 3)
+    }
     let cases = allCases.filter { c in
       options.only.map { c.name.range(of: $0, options: .regularExpression) != nil } ?? true
     }
@@ -86,8 +105,13 @@ enum AIBench {
     let results = try roundRobin(timed, runs: max(options.runs, 9))
     printTable(
       "suggestion engine (after prewarm)", results, reference: "topSuggestion, 512 px copy",
-      note: "goals: suggestions with thumbnails on 12 MP ≤ 150 ms; topSuggestion on 512 px ≤ 15 ms. "
-        + "\(count) suggestions; top suggestion \(topFound ? "found" : "nil (photo left alone)").")
+      note:
+        "goals: suggestions with thumbnails on 12 MP ≤ 150 ms; topSuggestion on 512 px ≤ 15 ms. "
+        + "\(count) suggestions; top suggestion \(topFound ? "found" : "nil (photo left alone)")."
+        + (portrait.map {
+          " Portrait: \(options.portrait.lastPathComponent), \($0.size), "
+            + "\(portraitFaces) face(s) found."
+        } ?? " Portrait not found: its case is skipped."))
     // The warm-up round is in `cpu` too; skip it like roundRobin does.
     print("\nCPU time, all threads (median ms, timed rounds only):")
     for (i, c) in cases.enumerated() {

@@ -33,10 +33,13 @@ struct BenchOptions {
   /// (Lanczos-3 upscale to 6000×4000, q92), cached in the work folder.
   func jpegInputs() throws -> [Input] {
     if !inputs.isEmpty {
-      return inputs.enumerated().map { Input(label: "input \($0.offset + 1)", url: URL(fileURLWithPath: $0.element)) }
+      return inputs.enumerated().map {
+        Input(label: "input \($0.offset + 1)", url: URL(fileURLWithPath: $0.element))
+      }
     }
     let twelve = twelveMegapixelJPEG
-    let dslr = photos.appendingPathComponent("github/MikeKovarik__exifr/test/fixtures/canon-dslr.jpg")
+    let dslr = photos.appendingPathComponent(
+      "github/MikeKovarik__exifr/test/fixtures/canon-dslr.jpg")
     let twentyFour = workDirectory.appendingPathComponent("canon-dslr-6000x4000.jpg")
     if !FileManager.default.fileExists(atPath: twentyFour.path) {
       let decoded = try ImageDecoder().decode(dslr)
@@ -51,6 +54,12 @@ struct BenchOptions {
   /// The manifest's real 12 MP phone-class JPEG (OLYMPUS E-P3, 4032×3024).
   var twelveMegapixelJPEG: URL {
     photos.appendingPathComponent("github/ianare__exif-samples/jpg/tests/42_IndexError.jpg")
+  }
+
+  /// A portrait of the shared photos (one face, about a fifth of the frame), for the suggestion
+  /// engine's faces path.
+  var portrait: URL {
+    photos.appendingPathComponent("github/photoprism__photoprism/internal/ai/face/testdata/1.jpg")
   }
 }
 
@@ -87,7 +96,8 @@ let usage = """
 func parseOptions() -> BenchOptions {
   let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
-  let binDir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+  let binDir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    .deletingLastPathComponent()
   var o = BenchOptions(
     photos: root.deletingLastPathComponent().appendingPathComponent("shared/photos"),
     workDirectory: root.appendingPathComponent(".build/bench-work"),
@@ -120,10 +130,13 @@ func parseOptions() -> BenchOptions {
 
 let options = parseOptions()
 let priorityNote = raisePriorityForPeers(options)
-try? FileManager.default.createDirectory(at: options.workDirectory, withIntermediateDirectories: true)
+try? FileManager.default.createDirectory(
+  at: options.workDirectory, withIntermediateDirectories: true)
 print("# retouch-bench — \(options.suites.joined(separator: ", ")); \(options.runs) runs, medians")
-print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB; "
-  + "commit \(gitCommit()); \(ProcessInfo.processInfo.operatingSystemVersionString); \(toolchain())")
+print(
+  "machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB; "
+    + "commit \(gitCommit()); \(ProcessInfo.processInfo.operatingSystemVersionString); \(toolchain())"
+)
 if let priorityNote { print(priorityNote) }
 do {
   for suite in options.suites {
@@ -191,7 +204,8 @@ func toolchain() -> String {
 }
 
 func gitCommit() -> String {
-  let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
   var gitDir = root.appendingPathComponent(".git")
   if let link = try? String(contentsOf: gitDir, encoding: .utf8), link.hasPrefix("gitdir: ") {
     let path = link.dropFirst(8).trimmingCharacters(in: .whitespacesAndNewlines)
