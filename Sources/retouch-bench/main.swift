@@ -87,7 +87,8 @@ let usage = """
     library  import of 1,000 small photos made from the samples (headers only, no
             thumbnails), listing 10,000 assets by date, a batch commit of 100 edits.
     ai      the suggestion engine after prewarm: suggestions with thumbnails on the 12 MP
-            photo (goal ≤ 150 ms) and topSuggestion on a 512 px copy (goal ≤ 15 ms),
+            photo (goal ≤ 150 ms) and topSuggestion on a 512 px copy (goal ≤ 15 ms) and
+            on a 512 px copy of a one-face portrait of the shared photos (the faces' path),
             plus its stages. Input: the first --input, else the 12 MP photo. --only times
             just the cases whose names match REGEX (e.g. --only topSuggestion).
   Build first: swift build -c release (the bench runs the release 'retouch' beside it).

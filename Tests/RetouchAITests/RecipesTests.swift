@@ -291,7 +291,7 @@ struct RecipeVisibilityTests {
     var a = balancedAnalysis()
     a.pixelSize = PixelSize(width: 160, height: 120)
     a.subject.region = NormalizedRect(x: 0.4, y: 44.0 / 120, width: 0.2, height: 32.0 / 120)
-    let ranker = SuggestionRanker(analysis: a, measureCopy: image)
+    let ranker = SuggestionRanker(analysis: a, measuring: MeasuringCopy(image))
     let config = EditConfig(properties: [.tint: 0.3])
     func change(correctsCast: Bool) -> Double {
       ranker.measured(

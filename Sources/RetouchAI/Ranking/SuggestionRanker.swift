@@ -59,10 +59,6 @@ struct SuggestionRanker {
   /// caller has no full-resolution photo (they are then measured on the small copy).
   let detail: (crop: Image, original: LabPixels)?
 
-  init(analysis: PhotoAnalysis, measureCopy: Image, detailCrop: Image? = nil) {
-    self.init(analysis: analysis, measuring: MeasuringCopy(measureCopy), detailCrop: detailCrop)
-  }
-
   init(analysis: PhotoAnalysis, measuring: MeasuringCopy, detailCrop: Image? = nil) {
     self.analysis = analysis
     measureCopy = measuring.image
