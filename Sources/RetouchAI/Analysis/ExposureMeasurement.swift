@@ -792,10 +792,14 @@ enum ExposureMeasurement {
       logOfBin.withUnsafeBufferPointer { logTable in
         for y in r.y0..<r.y1 {
           var rowSum: Float = 0, rowLog: Float = 0
-          for x in r.x0..<r.x1 {
-            let v = plane[y * stats.width + x]
+          let row = plane.baseAddress.unsafelyUnwrapped + y * stats.width
+          // Wrapping index arithmetic (the rectangle is inside the plane).
+          var x = r.x0
+          while x < r.x1 {
+            let v = row[x]
+            x &+= 1
             if v >= below {
-              skipped += 1
+              skipped &+= 1
               continue
             }
             rowSum += v

@@ -35,18 +35,21 @@ package struct GreyPlane: Sendable, Hashable {
         ParallelBands.forEach(rows: image.height) { rows in
           let dst = out.pointer.assumingMemoryBound(to: Float.self)
           let range = (rows.lowerBound * width)..<(rows.upperBound * width)
+          // Wrapping index arithmetic (the indices are within the image): with checked
+          // arithmetic the loop is not vectorised.
           if eightBit {
             let src = src.pointer.assumingMemoryBound(to: UInt8.self)
             for i in range {
-              let p = i * channels
-              dst[i] = wr * Float(src[p]) + wg * Float(src[p + 1]) + wb * Float(src[p + 2])
+              let p = i &* channels
+              dst[i] = wr * Float(src[p]) + wg * Float(src[p &+ 1]) + wb * Float(src[p &+ 2])
             }
           } else {
             let src = src.pointer.assumingMemoryBound(to: UInt16.self)
             let s: Float = 255.0 / 65535.0
             for i in range {
-              let p = i * channels
-              dst[i] = s * (wr * Float(src[p]) + wg * Float(src[p + 1]) + wb * Float(src[p + 2]))
+              let p = i &* channels
+              dst[i] =
+                s * (wr * Float(src[p]) + wg * Float(src[p &+ 1]) + wb * Float(src[p &+ 2]))
             }
           }
         }
@@ -94,19 +97,23 @@ package struct GreyPlane: Sendable, Hashable {
               let row = src.baseAddress! + y * width
               let out = dst.baseAddress! + y * newWidth
               switch taps {
+              // Wrapping index arithmetic (indices stay within the tables): checked
+              // multiplications kept these loops from being vectorised.
               case 2:
                 for x in 0..<newWidth {
+                  let t = 2 &* x
                   var acc: Float = 0
-                  acc += weight[2 * x] * row[index[2 * x]]
-                  acc += weight[2 * x + 1] * row[index[2 * x + 1]]
+                  acc += weight[t] * row[index[t]]
+                  acc += weight[t &+ 1] * row[index[t &+ 1]]
                   out[x] = acc
                 }
               case 3:
                 for x in 0..<newWidth {
+                  let t = 3 &* x
                   var acc: Float = 0
-                  acc += weight[3 * x] * row[index[3 * x]]
-                  acc += weight[3 * x + 1] * row[index[3 * x + 1]]
-                  acc += weight[3 * x + 2] * row[index[3 * x + 2]]
+                  acc += weight[t] * row[index[t]]
+                  acc += weight[t &+ 1] * row[index[t &+ 1]]
+                  acc += weight[t &+ 2] * row[index[t &+ 2]]
                   out[x] = acc
                 }
               default:
@@ -154,8 +161,11 @@ package struct GreyPlane: Sendable, Hashable {
     [UInt8](unsafeUninitializedCapacity: values.count) { out, initialized in
       values.withUnsafeBufferPointer { src in
         for i in 0..<src.count {
-          // Clamped to 0.5...255 first, so the conversion cannot trap; truncation rounds.
-          out[i] = UInt8(truncatingIfNeeded: Int32(max(0, min(255, src[i] + 0.5))))
+          // Clamped to 0.5...255, then rounded down (which rounds the value); the integer
+          // is read from the float's bits once 2²³ is added (exact below 2²³), a conversion
+          // that cannot trap, so the loop is vectorised.
+          let v = max(0, min(255, src[i] + 0.5)).rounded(.down)
+          out[i] = UInt8(truncatingIfNeeded: (v + 8_388_608).bitPattern)
         }
       }
       initialized = values.count
@@ -217,11 +227,13 @@ package struct PixelReader {
 
   @inline(__always)
   package func rgb(x: Int, y: Int) -> (UInt8, UInt8, UInt8) {
-    let p = (y * width + x) * channels
+    // Wrapping arithmetic: callers pass coordinates inside the image, and overflow checks in
+    // this index kept the analysis's pixel loops from being optimised.
+    let p = (y &* width &+ x) &* channels
     if sixteen {
       let s = bytes.bindMemory(to: UInt16.self)
-      return (UInt8(s[p] >> 8), UInt8(s[p + 1] >> 8), UInt8(s[p + 2] >> 8))
+      return (UInt8(s[p] >> 8), UInt8(s[p &+ 1] >> 8), UInt8(s[p &+ 2] >> 8))
     }
-    return (bytes[p], bytes[p + 1], bytes[p + 2])
+    return (bytes[p], bytes[p &+ 1], bytes[p &+ 2])
   }
 }

@@ -61,9 +61,14 @@ enum HighlightColor {
         }
         SRGBTables.decode8.withUnsafeBufferPointer { decode in
           sums.withUnsafeMutableBufferPointer { sum in
+            // bin(y) >= lowest exactly when the clamped, scaled luminance is at least `lowest`
+            // (the conversion truncates a non-negative value): most pixels are left by a float
+            // comparison, without converting.
+            let first = Float(lowest)
             for i in 0..<lum.count {
-              let bin = Self.bin(lum[i], scale: scale)
-              guard bin >= lowest else { continue }
+              let y = lum[i]
+              guard (y >= 0 ? min(y, 1) : 0) * scale >= first else { continue }
+              let bin = Self.bin(y, scale: scale)
               let q = 3 &* i
               let (r, g, b) = (p[q], p[q &+ 1], p[q &+ 2])
               guard max(r, g, b) < clipped else { continue }

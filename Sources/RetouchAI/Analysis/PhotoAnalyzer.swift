@@ -35,6 +35,7 @@ public struct PhotoAnalyzer: Sendable {
   /// does nothing.
   public static func prewarm() {
     PixelStatistics.prewarm()
+    _ = SceneFeatures.unitOfCode.count
   }
 
   /// The 8-bit RGB copy, long edge about 512 px, that ``analyzeSmall(_:fullSize:metadata:)``

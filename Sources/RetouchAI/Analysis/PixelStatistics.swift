@@ -276,6 +276,7 @@ private struct PassContext: Sendable {
         centers.withUnsafeBufferPointer { centers in
           for y in rows {
             let row = source + y * width * 3
+            let rowStart = y * width
             let next = y + 1 < height ? row + width * 3 : nil
             var rowSoG = SIMD3<Double>(repeating: 0)
             var rowEdge = SIMD3<Double>(repeating: 0)
@@ -284,11 +285,11 @@ private struct PassContext: Sendable {
             var rowLuma = 0.0
             let sampleRow = y & 1 == 0
             for x in 0..<width {
-              let p = row + x * 3
+              let p = row + x &* 3
               let r8 = p[0], g8 = p[1], b8 = p[2]
               let lr = dec[Int(r8)], lg = dec[Int(g8)], lb = dec[Int(b8)]
               let yLin = wr * lr + wg * lg + wb * lb
-              let i = y * width + x
+              let i = rowStart &+ x
               luminance[i] = yLin
               let l601 = 0.299 * Float(r8) + 0.587 * Float(g8) + 0.114 * Float(b8)
               luma[i] = l601
@@ -297,12 +298,12 @@ private struct PassContext: Sendable {
               histogram[bin] &+= 1
               let hi8 = max(r8, g8, b8), lo8 = min(r8, g8, b8)
               channelHistograms[Int(lo8)] &+= 1
-              channelHistograms[256 + Int(hi8)] &+= 1
+              channelHistograms[256 &+ Int(hi8)] &+= 1
               if hi8 < Self.trustedMaxCode {
-                channelHistograms[512 + HighlightColor.bin(yLin, scale: highlightScale)] &+= 1
+                channelHistograms[512 &+ HighlightColor.bin(yLin, scale: highlightScale)] &+= 1
               }
-              if hi8 >= Self.highlightCode { s.highlightClipped += 1 }
-              if hi8 <= Self.shadowCode { s.shadowClipped += 1 }
+              if hi8 >= Self.highlightCode { s.highlightClipped &+= 1 }
+              if hi8 <= Self.shadowCode { s.shadowClipped &+= 1 }
 
               // Illuminant: shades of gray and gray edge over trusted pixels.
               let mx = max(lr, lg, lb), mn = min(lr, lg, lb)
@@ -310,13 +311,13 @@ private struct PassContext: Sendable {
                 hi8 < Self.trustedMaxCode && yLin > Self.trustedMinLuminance
                 && (mx - mn) <= Self.trustedMaxSaturation * mx
               if trusted {
-                s.trustedCount += 1
+                s.trustedCount &+= 1
                 var v = SIMD3<Double>(Double(lr), Double(lg), Double(lb))
                 let v2 = v * v
                 v = v2 * v2 * v2
                 rowSoG += v
-                if x + 1 < width, let next {
-                  let q = p + 3, d = next + x * 3
+                if x &+ 1 < width, let next {
+                  let q = p + 3, d = next + x &* 3
                   let qMax = max(q[0], q[1], q[2]), dMax = max(d[0], d[1], d[2])
                   if qMax < Self.trustedMaxCode && dMax < Self.trustedMaxCode {
                     let dxr = dec[Int(q[0])] - lr, dxg = dec[Int(q[1])] - lg
@@ -326,7 +327,7 @@ private struct PassContext: Sendable {
                     rowEdge += SIMD3(
                       Double(dxr * dxr + dyr * dyr), Double(dxg * dxg + dyg * dyg),
                       Double(dxb * dxb + dyb * dyb))
-                    s.edgeCount += 1
+                    s.edgeCount &+= 1
                   }
                 }
               }
@@ -368,19 +369,22 @@ private struct PassContext: Sendable {
     // D65 white of the XYZ matrices (Y = 1).
     let xn: Float = m[0] + m[1] + m[2]
     let zn: Float = m[6] + m[7] + m[8]
+    // The X and Z rows as constants (not array reads in the loop).
+    let (m0, m1, m2, m6, m7, m8) = (m[0], m[1], m[2], m[6], m[7], m[8])
+    let rowStart = y * width
     for x in stride(from: 0, to: width, by: 2) {
-      let p = row + x * 3
+      let p = row + x &* 3
       let r8 = p[0], g8 = p[1], b8 = p[2]
       let lr = dec[Int(r8)], lg = dec[Int(g8)], lb = dec[Int(b8)]
       // Chroma C*ab (CIE 1976) through the f(t) table.
-      let X = m[0] * lr + m[1] * lg + m[2] * lb
-      let Z = m[6] * lr + m[7] * lg + m[8] * lb
+      let X = m0 * lr + m1 * lg + m2 * lb
+      let Z = m6 * lr + m7 * lg + m8 * lb
       let fx = fTable[Self.roundedIndex(X / xn * 4095, max: 4095)]
-      let fy = fTable[Self.roundedIndex(luminance[y * width + x] * 4095, max: 4095)]
+      let fy = fTable[Self.roundedIndex(luminance[rowStart &+ x] * 4095, max: 4095)]
       let fz = fTable[Self.roundedIndex(Z / zn * 4095, max: 4095)]
       let a = 500 * (fx - fy), bb = 200 * (fy - fz)
       chroma += Double((a * a + bb * bb).squareRoot())
-      count += 1
+      count &+= 1
 
       // Hue shares, split between the two mixer bands that bracket the HSV hue.
       let e8max = max(r8, g8, b8), e8min = min(r8, g8, b8)

@@ -177,12 +177,13 @@ package struct SceneFeatures: Sendable {
     var nSkyBlue = 0, nBrightTop = 0, nWarmCenter = 0
     image.withUnsafeBytes { raw in
       let reader = PixelReader(raw, image: image)
+      let unit = Self.unitOfCode
       for y in stride(from: 0, to: h, by: 2) {
         let inTop = y < h / 3
         let centerRow = y >= h / 4 && y < h * 3 / 4
         for x in stride(from: 0, to: w, by: 2) {
           let (r8, g8, b8) = reader.rgb(x: x, y: y)
-          let p = Self.hsv(Double(r8) / 255, Double(g8) / 255, Double(b8) / 255)
+          let p = Self.hsv(unit[Int(r8)], unit[Int(g8)], unit[Int(b8)])
           let (hue, s, mx) = (p.hue, p.s, p.v)
           n += 1
           valueSum += mx
@@ -224,8 +225,8 @@ package struct SceneFeatures: Sendable {
     plane.values.withUnsafeBufferPointer { v in
       for y in stride(from: 1, to: plane.height - 1, by: 2) {
         for x in stride(from: 1, to: pw - 1, by: 2) {
-          let i = y * pw + x
-          let gx = v[i + 1] - v[i - 1], gy = v[i + pw] - v[i - pw]
+          let i = y &* pw &+ x
+          let gx = v[i &+ 1] - v[i &- 1], gy = v[i &+ pw] - v[i &- pw]
           let ax = abs(gx), ay = abs(gy)
           let isStrong = ax + ay >= 40
           strong &+= isStrong ? 1 : 0
@@ -278,6 +279,10 @@ package struct SceneFeatures: Sendable {
       warmLight: Double(nWarmLight) / Double(max(1, n))
     )
   }
+
+  /// Each 8-bit code divided by 255: the same Doubles as dividing, without three divisions
+  /// per pixel.
+  static let unitOfCode: [Double] = (0..<256).map { Double($0) / 255 }
 
   /// HSV of gamma-encoded components in 0...1: hue in degrees (0..<360; 0 for a neutral
   /// pixel), saturation and value. One division by the chroma, the numerator and sector offset

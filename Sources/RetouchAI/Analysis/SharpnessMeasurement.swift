@@ -41,11 +41,19 @@ enum SharpnessMeasurement {
     guard w2 >= 3, h2 >= 3 else { return 0 }
     // One small allocation per photo (a quarter of the analysis copy).
     var half = [Float](repeating: 0, count: w2 * h2)
+    let w = stats.width
     stats.lumaPlane.withUnsafeBufferPointer { p in
-      for y in 0..<h2 {
-        for x in 0..<w2 {
-          let i = 2 * y * stats.width + 2 * x
-          half[y * w2 + x] = 0.25 * (p[i] + p[i + 1] + p[i + stats.width] + p[i + stats.width + 1])
+      half.withUnsafeMutableBufferPointer { out in
+        for y in 0..<h2 {
+          let top = p.baseAddress.unsafelyUnwrapped + 2 * y * w, bottom = top + w
+          let row = out.baseAddress.unsafelyUnwrapped + y * w2
+          // Wrapping index arithmetic (within the rows), so the loop is vectorised.
+          var x = 0
+          while x < w2 {
+            let i = 2 &* x
+            row[x] = 0.25 * (top[i] + top[i &+ 1] + bottom[i] + bottom[i &+ 1])
+            x &+= 1
+          }
         }
       }
     }
@@ -67,14 +75,17 @@ enum SharpnessMeasurement {
     plane.withUnsafeBufferPointer { p in
       for y in ya..<yb {
         var rl: Float = 0, rl2: Float = 0, ri: Float = 0, ri2: Float = 0
-        for x in xa..<xb {
-          let i = y * w + x
-          let c = p[i]
-          let lap = p[i - 1] + p[i + 1] + p[i - w] + p[i + w] - 4 * c
+        let row = p.baseAddress.unsafelyUnwrapped + y * w, above = row - w, below = row + w
+        // Wrapping index arithmetic: the columns stay inside the row.
+        var x = xa
+        while x < xb {
+          let c = row[x]
+          let lap = row[x &- 1] + row[x &+ 1] + above[x] + below[x] - 4 * c
           rl += lap
           rl2 += lap * lap
           ri += c
           ri2 += c * c
+          x &+= 1
         }
         sumL += Double(rl)
         sumL2 += Double(rl2)
