@@ -165,7 +165,9 @@ public struct FaceDetector: Sendable {
 
     var skinSum = (0.0, 0.0, 0.0), skinCount = 0
     var allSum = (0.0, 0.0, 0.0), allCount = 0
-    var halves = [(0.0, 0.0, 0), (0.0, 0.0, 0)]  // a*, b*, count per half
+    // a*, b* and count per half, in locals (an array of tuples updated per pixel cost a
+    // uniqueness and bounds check each time).
+    var leftA = 0.0, leftB = 0.0, leftCount = 0, rightA = 0.0, rightB = 0.0, rightCount = 0
     var lumSum = 0.0
     image.withUnsafeBytes { raw in
       let reader = PixelReader(raw, image: image)
@@ -182,14 +184,21 @@ public struct FaceDetector: Sendable {
           allSum.2 += B
           allCount += 1
           guard L >= 15 && L <= 97 else { continue }
-          let half = x < midX ? 0 : 1
-          halves[half].0 += A
-          halves[half].1 += B
-          halves[half].2 += 1
+          if x < midX {
+            leftA += A
+            leftB += B
+            leftCount += 1
+          } else {
+            rightA += A
+            rightB += B
+            rightCount += 1
+          }
           let c = (A * A + B * B).squareRoot()
+          // The hue (an `atan2`) only for pixels that pass the cheaper tests.
+          guard L >= 20 && c >= 5 && c <= 65 else { continue }
           var hue = atan2(B, A) * 180 / .pi
           if hue < 0 { hue += 360 }
-          if L >= 20 && c >= 5 && c <= 65 && naturalSkinHue.contains(hue) {
+          if naturalSkinHue.contains(hue) {
             skinSum.0 += L
             skinSum.1 += A
             skinSum.2 += B
@@ -208,15 +217,14 @@ public struct FaceDetector: Sendable {
       : [allSum.0 / n, allSum.1 / n, allSum.2 / n]
 
     // Lighting: the mean colour of the lit face (not only the skin-like part).
-    let litCount = Double(max(1, halves[0].2 + halves[1].2))
-    let meanA = (halves[0].0 + halves[1].0) / litCount,
-      meanB = (halves[0].1 + halves[1].1) / litCount
+    let litCount = Double(max(1, leftCount + rightCount))
+    let meanA = (leftA + rightA) / litCount, meanB = (leftB + rightB) / litCount
     let chroma = (meanA * meanA + meanB * meanB).squareRoot()
     let hue = Self.hue(meanA, meanB)
     var colored = (chroma >= 12 && !naturalSkinHue.contains(hue)) || chroma > 45
-    if halves[0].2 > 0 && halves[1].2 > 0 {
-      let (a0, b0) = (halves[0].0 / Double(halves[0].2), halves[0].1 / Double(halves[0].2))
-      let (a1, b1) = (halves[1].0 / Double(halves[1].2), halves[1].1 / Double(halves[1].2))
+    if leftCount > 0 && rightCount > 0 {
+      let (a0, b0) = (leftA / Double(leftCount), leftB / Double(leftCount))
+      let (a1, b1) = (rightA / Double(rightCount), rightB / Double(rightCount))
       let c0 = (a0 * a0 + b0 * b0).squareRoot(), c1 = (a1 * a1 + b1 * b1).squareRoot()
       var dh = abs(Self.hue(a0, b0) - Self.hue(a1, b1))
       if dh > 180 { dh = 360 - dh }
