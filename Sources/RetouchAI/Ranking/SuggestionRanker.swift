@@ -40,7 +40,7 @@ struct SuggestionRanker {
   /// Side of the full-resolution crop detail recipes are measured on, in pixels.
   static let detailCropSide = 256
 
-  struct Candidate {
+  struct Candidate: Sendable {
     let recipe: Recipe
     let proposal: RecipeProposal
     let score: Double
@@ -110,11 +110,14 @@ struct SuggestionRanker {
   static func proposals(
     for analysis: PhotoAnalysis, from recipes: [Recipe], disabled: Set<String>
   ) -> [Candidate] {
-    var out: [Candidate] = []
-    for r in recipes where !disabled.contains(r.id) {
-      guard let p = r.proposal(for: analysis) else { continue }
-      out.append(Candidate(recipe: r, proposal: p, score: Self.score(p)))
-    }
+    // Recipes are sized independently (skin protection's trials make some cost ten times
+    // others), so on all cores, collected in catalogue order.
+    let eligible = recipes.filter { !disabled.contains($0.id) }
+    let out: [Candidate] = ParallelBands.map(count: eligible.count) { i in
+      eligible[i].proposal(for: analysis).map { p in
+        Candidate(recipe: eligible[i], proposal: p, score: Self.score(p))
+      }
+    }.compactMap { $0 }
     // Stable: equal scores keep catalogue order.
     return out.enumerated().sorted {
       $0.element.score != $1.element.score

@@ -28,6 +28,27 @@ public enum ParallelBands {
     DispatchQueue.concurrentPerform(iterations: bands.count) { i in body(bands[i]) }
   }
 
+  /// `transform(i)` for every `i` in `0..<count`, computed concurrently (each index taken by the
+  /// next free thread, so unequal costs balance), returned in index order: the result does not
+  /// depend on the timing. With `threads == 1` or one item, runs on the calling thread.
+  public static func map<T: Sendable>(
+    count: Int, threads: Int? = nil, _ transform: @Sendable (Int) -> T
+  ) -> [T] {
+    guard count > 0 else { return [] }
+    if count == 1 || max(1, threads ?? defaultThreadCount) == 1 {
+      return (0..<count).map(transform)
+    }
+    var slots = [T?](repeating: nil, count: count)
+    slots.withUnsafeMutableBufferPointer { buffer in
+      let base = SendableRawPointer(UnsafeMutableRawPointer(buffer.baseAddress!))
+      DispatchQueue.concurrentPerform(iterations: count) { i in
+        // Each index writes only its own slot.
+        (base.pointer.assumingMemoryBound(to: T?.self) + i).pointee = transform(i)
+      }
+    }
+    return slots.map { $0! }
+  }
+
   /// `count` near-equal contiguous ranges covering `0..<rows`.
   public static func bandRanges(rows: Int, count: Int) -> [Range<Int>] {
     let n = max(1, min(count, rows))
