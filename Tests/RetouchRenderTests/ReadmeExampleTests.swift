@@ -14,6 +14,7 @@ struct ReadmeExampleTests {
       .deletingLastPathComponent()
     let out = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: out) }
     let previous = FileManager.default.currentDirectoryPath
     FileManager.default.changeCurrentDirectoryPath(root.path)
     defer { FileManager.default.changeCurrentDirectoryPath(previous) }

@@ -56,12 +56,20 @@ public enum CLIRunner {
       stderr: String(decoding: errData.value, as: UTF8.self))
   }
 
-  /// A fresh temporary folder for one test.
+  /// A fresh temporary folder for one test, inside one folder per test process that is removed
+  /// when the process exits (the tests' files used to stay behind, a hundred folders per run).
   public static func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("retouch-test-\(UUID().uuidString)")
+    let url = testFolders.appendingPathComponent(UUID().uuidString)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
   }
+
+  private static let testFolders: URL = {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "retouch-test-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
+    atexit { try? FileManager.default.removeItem(at: CLIRunner.testFolders) }
+    return url
+  }()
 }
 
 /// A Data slot written once by another thread.
