@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <immintrin.h>
 #include <memory>
 #include <stdexcept>
 #include <thread>
@@ -111,6 +112,10 @@ const Model &model() {
 // another job); most of it went to a store per vote (four per pixel) into histogram bins that
 // neighbouring pixels hit again at once, each add waiting on the one before through memory.
 // Here: 3.05 ms (same conditions), of which the 16-wide orientation tests are about a third.
+// Where the CPU has AVX-512 the orientation is then read from a table of every integer gradient
+// (one gather per sixteen pixels): the detector's grey copy and scan took 0.93 of their CPU time
+// (portrait, one thread, 200 alternating rounds in one process), with the same detections and
+// scores on grey copies of 86 shared photos at three search sizes.
 namespace hog {
 
 constexpr int kCell = 8;
@@ -166,6 +171,23 @@ inline int orientation(float gx, float gy) {
   }
   return o;
 }
+
+#if defined(__AVX512F__)
+// `orientation` of every integer gradient (gx, gy) in −255...255 (the only ones 8-bit pixels
+// give), at (gy + 255) · 511 + gx + 255: 1 MB, built once (~261 k evaluations). One gather from
+// it replaces the nine-step orientation test on sixteen pixels, which was about a third of the
+// feature extraction.
+const int32_t *orientation_table() {
+  static const int32_t *table = [] {
+    int32_t *t = new int32_t[511 * 511];
+    for (int gy = -255; gy <= 255; gy++)
+      for (int gx = -255; gx <= 255; gx++)
+        t[(gy + 255) * 511 + gx + 255] = orientation((float)gx, (float)gy);
+    return t;
+  }();
+  return table;
+}
+#endif
 
 // Features of `img` (nr × nc, `step` bytes per row) into `out`: kPlanes planes of size.rows rows
 // with row stride `stride` (>= size.cols), already zeroed (the border stays zero).
@@ -236,6 +258,9 @@ RT_WIDE void extract(const uint8_t *img, long nr, long nc, long step, const Size
 
   I16 lane;
   for (int i = 0; i < 16; i++) lane[i] = i;
+#if defined(__AVX512F__)
+  const int32_t *orientationTable = orientation_table();
+#endif
   uint8_t *rows3[3] = {phase.data(), phase.data() + 8 * pw, phase.data() + 16 * pw};
   if (visR > 1) {
     transpose(0, rows3[0]);
@@ -262,6 +287,11 @@ RT_WIDE void extract(const uint8_t *img, long nr, long nc, long step, const Size
         const V16 gx = r - l, gy = b - t;
         const V16 gx2 = gx * gx, gy2 = gy * gy;
         const V16 v = __builtin_elementwise_sqrt(gx2 + gy2);
+#if defined(__AVX512F__)
+        const I16 entry =
+            (__builtin_convertvector(gy, I16) + 255) * 511 + __builtin_convertvector(gx, I16) + 255;
+        const I16 o = (I16)_mm512_i32gather_epi32((__m512i)entry, orientationTable, 4);
+#else
         V16 best = V16{};
         I16 o = I16{};
         for (int k = 0; k < 9; k++) {
@@ -276,6 +306,7 @@ RT_WIDE void extract(const uint8_t *img, long nr, long nc, long step, const Size
           best = gt ? neg : best;
           o = gt ? (I16{} + (k + 9)) : o;
         }
+#endif
         const I16 x = (lane + (int)C) * 8 + q;
         // Cell coordinates as dlib's vector code computes them: (x + 0.5) / 8 + 0.5.
         const V16 xp = (__builtin_convertvector(x, V16) + 0.5f) / (float)kCell + 0.5f;
@@ -683,6 +714,9 @@ extern "C" int32_t rt_faces_detect(const uint8_t *grey, int32_t width, int32_t h
 extern "C" int32_t rt_faces_prewarm(void) {
   try {
     (void)model();
+#if defined(__AVX512F__)
+    (void)hog::orientation_table();
+#endif
     return 0;
   } catch (...) {
     return -2;
