@@ -28,9 +28,10 @@ public enum ParallelBands {
     DispatchQueue.concurrentPerform(iterations: bands.count) { i in body(bands[i]) }
   }
 
-  /// `transform(i)` for every `i` in `0..<count`, computed concurrently (each index taken by the
+  /// `transform(i)` for every `i` in `0..<count`, computed on all cores (each index taken by the
   /// next free thread, so unequal costs balance), returned in index order: the result does not
-  /// depend on the timing. With `threads == 1` or one item, runs on the calling thread.
+  /// depend on the timing. With `threads == 1` (or a one-core machine when `threads` is nil) or
+  /// a single item, runs on the calling thread, in order.
   public static func map<T: Sendable>(
     count: Int, threads: Int? = nil, _ transform: @Sendable (Int) -> T
   ) -> [T] {
