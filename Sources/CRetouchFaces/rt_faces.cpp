@@ -6,11 +6,14 @@
 
 #include <algorithm>
 #include <exception>
-#include <immintrin.h>
 #include <memory>
 #include <stdexcept>
 #include <thread>
 #include <vector>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>  // the orientation table's gather
+#endif
 
 namespace {
 

@@ -61,14 +61,14 @@ enum HighlightColor {
         }
         SRGBTables.decode8.withUnsafeBufferPointer { decode in
           sums.withUnsafeMutableBufferPointer { sum in
-            // bin(y) >= lowest exactly when the clamped, scaled luminance is at least `lowest`
-            // (the conversion truncates a non-negative value): most pixels are left by a float
-            // comparison, without converting.
+            // bin(y) >= lowest exactly when binPosition(y) >= lowest (the conversion truncates
+            // a non-negative value): most pixels are left by a float comparison, without
+            // converting.
             let first = Float(lowest)
             for i in 0..<lum.count {
-              let y = lum[i]
-              guard (y >= 0 ? min(y, 1) : 0) * scale >= first else { continue }
-              let bin = Self.bin(y, scale: scale)
+              let position = Self.binPosition(lum[i], scale: scale)
+              guard position >= first else { continue }
+              let bin = Int(position)
               let q = 3 &* i
               let (r, g, b) = (p[q], p[q &+ 1], p[q &+ 2])
               guard max(r, g, b) < clipped else { continue }
@@ -91,10 +91,16 @@ enum HighlightColor {
   /// A luminance times this, truncated, is its bin.
   static let binScale = Float(bins - 1)
 
-  /// The bin of a linear luminance; `y >= 0` is false for NaN, so a NaN counts as black
-  /// instead of trapping.
+  /// The bin of a linear luminance: ``binPosition(_:scale:)`` truncated.
   @inline(__always)
   static func bin(_ y: Float, scale: Float) -> Int {
-    Int((y >= 0 ? min(y, 1) : 0) * scale)
+    Int(binPosition(y, scale: scale))
+  }
+
+  /// A linear luminance clamped to 0...1 and scaled; `y >= 0` is false for NaN, so a NaN
+  /// counts as black instead of trapping.
+  @inline(__always)
+  static func binPosition(_ y: Float, scale: Float) -> Float {
+    (y >= 0 ? min(y, 1) : 0) * scale
   }
 }
