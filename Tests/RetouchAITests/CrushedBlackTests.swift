@@ -67,6 +67,27 @@ struct CrushedBlackTests {
     #expect(after < 0.75 * before, "\(id): ΔE*ab \(before) → \(after)")
   }
 
+  /// A mild crush (0.05) of a pale photo (a nuthatch on a light branch, d11) takes little from
+  /// it: the exact inverse of the crush read changes the copy by less than a fix's usual bar
+  /// (``SuggestionRanker/minimumTopChange``), and `retouch auto`'s edit is that inverse all
+  /// the same, bringing the copy back.
+  @Test func mildCrushIsUndoneThoughTheChangeIsSmall() throws {
+    let photo = try AnalysisFixtures.decode("d11").image
+    let copy = Self.crushed(photo, 0.05)
+    let analysis = engine.analysis(of: copy)
+    let read = try #require(analysis.exposure.crushedBlack)
+    #expect(read >= 0.03, "\(read)")
+    let measuring = MeasuringCopy(of: PhotoAnalyzer.analysisCopy(of: copy))
+    let applied = SuggestionRanker.top(analysis: analysis, disabled: [], measuring: measuring)
+    let top = try #require(applied, "the inverse is applied")
+    #expect(top.recipe.id == Recipe.liftShadows.id && top.proposal.isExactInverse)
+    #expect(top.change < SuggestionRanker.minimumTopChange, "ΔE*ab \(top.change)")
+    let config = try #require(engine.autoEdit(for: copy))
+    #expect(config.properties == [.blackPoint: -ToneFit.blackPoint(level: read)], "\(config)")
+    let (before, after) = AnalysisFixtures.difference(of: copy, from: photo, fixedBy: config)
+    #expect(after < 0.5 * before, "ΔE*ab \(before) → \(after)")
+  }
+
   /// The darkest channel's codes 0...4 are counted at the photo's own size: every pixel of a
   /// small frame, 16-bit values by their high byte, and a point sample (every second pixel of
   /// every second row) of a frame past ``ExposureMeasurement/fullCountSamples``.

@@ -14,11 +14,11 @@ import Testing
 struct TopSuggestionGainTests {
   let engine = SuggestionEngine()
 
-  static func candidate(_ recipe: Recipe, _ config: EditConfig, need: Double, change: Double)
-    -> SuggestionRanker.Candidate
-  {
-    var c = SuggestionRanker.Candidate(
-      recipe: recipe, proposal: RecipeProposal(config: config, need: need), score: 1 + need)
+  static func candidate(
+    _ recipe: Recipe, _ config: EditConfig, need: Double, change: Double, exact: Bool = false
+  ) -> SuggestionRanker.Candidate {
+    let proposal = RecipeProposal(config: config, need: need, isExactInverse: exact)
+    var c = SuggestionRanker.Candidate(recipe: recipe, proposal: proposal, score: 1 + need)
     c.change = change
     return c
   }
@@ -36,6 +36,21 @@ struct TopSuggestionGainTests {
     #expect(improves(need: 0.3, change: 4.5))
     // Not a fix at all: never applied, however large.
     #expect(!improves(need: 0.1, change: 20))
+  }
+
+  /// The exact inverse of a defect read from its own signature (a crushed black point put
+  /// back) is applied from a smaller change; the same edit sized from a statistic is not.
+  @Test func exactInverseHasTheLowerBar() {
+    let restore = EditConfig(properties: [.blackPoint: -0.16])
+    func improves(need: Double, change: Double, exact: Bool) -> Bool {
+      SuggestionRanker.improves(
+        Self.candidate(.liftShadows, restore, need: need, change: change, exact: exact))
+    }
+    #expect(!improves(need: 1, change: 1.5, exact: false))
+    #expect(improves(need: 1, change: 1.5, exact: true))
+    #expect(!improves(need: 1, change: 1.1, exact: true))
+    // The need still weighs: a weak reading asks for the plain gain.
+    #expect(!improves(need: 0.5, change: 1.9, exact: true))
   }
 
   /// Noise reduction is measured on a crop at 100 %: a little grain is a small need, and its

@@ -77,10 +77,10 @@ extension Recipe {
     // The clipped share's own sizing: Blacks moving black to `0.15 × blacks`.
     let blacks = Sizing.step(0.7 * max(crushed, deep * 0.5))
     var p: [EditSettingType: Double] = [:]
+    // The reading is capped (``ExposureMeasurement/maxCrushedBlack``); a larger clipped share
+    // asks for more.
+    let shareLevel = blacks * ColorToneTransform.blackWhiteReach
     if crushLevel > 0.005 {
-      // The reading is capped (``ExposureMeasurement/maxCrushedBlack``); a larger clipped share
-      // asks for more.
-      let shareLevel = blacks * ColorToneTransform.blackWhiteReach
       p = ToneFit.blackPointRestore(level: max(crushLevel, shareLevel))
     } else {
       p[.blacks] = blacks
@@ -90,7 +90,11 @@ extension Recipe {
     p[.shadows] = Sizing.step(shadows)
     let need = max(
       crushed, deep * 0.6, subjectDark ? 0.5 : 0, Sizing.ramp(crushLevel, from: 0.01, to: 0.04))
-    return RecipeProposal(config: EditConfig(properties: p), need: need)
+    // The Black Point restore alone, at the level the clip at code 0 reads, is the crush's
+    // exact inverse.
+    let exact = p[.blackPoint] != nil && crushLevel >= shareLevel && shadows == 0
+    return RecipeProposal(
+      config: EditConfig(properties: p), need: need, isExactInverse: exact)
   }
 
   /// Pulls blown or nearly blown highlights down.

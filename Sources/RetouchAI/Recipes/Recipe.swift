@@ -71,6 +71,11 @@ struct RecipeProposal: Sendable {
   /// Added to the ranking score: Enhance, which fixes several things at once, ranks above each
   /// of its parts.
   var rankBonus = 0.0
+  /// True when the edit is the exact inverse of a defect read from its own signature (a
+  /// crushed black point from the clip it leaves at code 0), not sized from a statistic that
+  /// good photos also show. Such an edit is applied unasked from a smaller change
+  /// (``SuggestionRanker/minimumExactChange``).
+  var isExactInverse = false
 }
 
 extension PhotoAnalysis {
