@@ -251,6 +251,41 @@ struct ExposureAnalysisTests {
     #expect(without.exposure.suggestedEV > withEXIF.exposure.suggestedEV + 0.5)
   }
 
+  /// A blue-hour lake in mist (d22) and a storm (d13), given without EXIF: coloured all over by
+  /// blue light, they are dark by that light and left as they are. The same pixels in grey, or
+  /// said to be shot at a daylight exposure, are brightened.
+  @Test(arguments: ["d22", "d13"])
+  func darkBlueLightIsTheScenes(id: String) throws {
+    let photo = try AnalysisFixtures.decode(id).image
+    let e = analyzer.analyze(photo, metadata: nil, measureNoise: false).exposure
+    #expect(e.isDarkOnPurpose, "\(id)")
+    #expect(e.suggestedEV < 0.3, "\(id): \(e.suggestedEV)")
+    #expect(SuggestionEngine().topSuggestion(for: photo) == nil, "\(id)")
+    let grey = Self.grey(photo)
+    let g = analyzer.analyze(grey, metadata: nil, measureNoise: false).exposure
+    #expect(!g.isDarkOnPurpose && g.suggestedEV >= 0.4, "\(id) in grey: \(g.suggestedEV)")
+    var daylight = PhotoMetadata()
+    daylight.exposureTime = 1.0 / 500
+    daylight.fNumber = 8
+    daylight.iso = 100
+    let d = analyzer.analyze(photo, metadata: daylight, measureNoise: false).exposure
+    #expect(!d.isDarkOnPurpose && d.suggestedEV >= 0.4, "\(id) at EV100 15: \(d.suggestedEV)")
+  }
+
+  /// `image` with each pixel set to its Rec. 709 luma in every channel.
+  static func grey(_ image: Image) -> Image {
+    var out = image
+    let n = image.format.channelCount
+    out.withUnsafeMutableBytes { raw in
+      for i in 0..<image.pixelCount {
+        let r = Double(raw[i * n]), g = Double(raw[i * n + 1]), b = Double(raw[i * n + 2])
+        let y = UInt8((0.2126 * r + 0.7152 * g + 0.0722 * b).rounded())
+        for c in 0..<3 { raw[i * n + c] = y }
+      }
+    }
+    return out
+  }
+
   /// The same dark pixels said to be shot at a daylight exposure are not dark on purpose.
   @Test func darkPhotoAtBrightExposureIsNotOnPurpose() throws {
     let decoded = try AnalysisFixtures.decode("g66", longEdge: 1536)
