@@ -22,11 +22,8 @@ enum ColorMeasurement {
   ) -> ColorAnalysis {
     let n = Double(max(1, stats.pixelCount))
     let trustedShare = Double(stats.totals.trustedCount) / n
-    let hueTotal = stats.totals.hueWeights.reduce(0, +)
-    let hueShares =
-      hueTotal > 0
-      ? stats.totals.hueWeights.map { $0 / hueTotal } : [Double](repeating: 0, count: 8)
-    let meanChroma = stats.totals.chromaSum / Double(max(1, stats.totals.chromaCount))
+    let hueShares = stats.totals.hueShares
+    let meanChroma = stats.totals.meanChroma
 
     guard stats.totals.trustedCount >= 64 else {
       return ColorAnalysis(

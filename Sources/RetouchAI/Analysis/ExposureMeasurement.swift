@@ -784,13 +784,9 @@ enum ExposureMeasurement {
   ) -> Double {
     guard flashFired != true else { return 0 }
     let dark = 1 - smoothstep(40, 55, medianL)
-    let weights = stats.totals.hueWeights
-    let total = weights.reduce(0, +)
-    guard total > 0 else { return 0 }
-    let blue = (weights[4] + weights[5]) / total
-    let chroma = stats.totals.chromaSum / Double(max(1, stats.totals.chromaCount))
+    let blue = ColorAnalysis.blueShare(of: stats.totals.hueShares)
     return dark * smoothstep(blueLightShare.lowerBound, blueLightShare.upperBound, blue)
-      * smoothstep(blueLightChroma.lowerBound, blueLightChroma.upperBound, chroma)
+      * smoothstep(blueLightChroma.lowerBound, blueLightChroma.upperBound, stats.totals.meanChroma)
       * (1 - smoothstep(8, 10, sceneEV ?? 0))
   }
 

@@ -188,6 +188,17 @@ struct BandSums {
   /// The eight hue-band sums in band order.
   var hueWeights: [Double] { [hue0, hue1, hue2, hue3, hue4, hue5, hue6, hue7] }
 
+  /// Each hue band's share of the photo's colour (``ColorAnalysis/hueShares``); all 0 when no
+  /// pixel is colourful.
+  var hueShares: [Double] {
+    let weights = hueWeights
+    let total = weights.reduce(0, +)
+    return total > 0 ? weights.map { $0 / total } : [Double](repeating: 0, count: 8)
+  }
+
+  /// Mean C*ab of the sampled pixels (``ColorAnalysis/meanChroma``).
+  var meanChroma: Double { chromaSum / Double(max(1, chromaCount)) }
+
   mutating func add(_ o: BandSums) {
     shadowClipped += o.shadowClipped
     highlightClipped += o.highlightClipped

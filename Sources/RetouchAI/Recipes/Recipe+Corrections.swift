@@ -231,7 +231,12 @@ extension Recipe {
 extension ColorAnalysis {
   /// The share of the photo's colour that is blue or aqua (``hueShares`` bands 4 and 5): sky,
   /// sea, ice, snow in shade. 0 without hue shares.
-  var blueShare: Double { hueShares.count == 8 ? hueShares[4] + hueShares[5] : 0 }
+  var blueShare: Double { Self.blueShare(of: hueShares) }
+
+  /// The blue-and-aqua share of eight hue shares (0 for any other count).
+  static func blueShare(of hueShares: [Double]) -> Double {
+    hueShares.count == 8 ? hueShares[4] + hueShares[5] : 0
+  }
 }
 
 /// How much of a measured cast a correction removes.
