@@ -36,6 +36,27 @@ struct CorrectionEvidenceTests {
     #expect(config.value(of: .blackPoint) <= 0, "overexposed snow is not a veil: \(config)")
   }
 
+  /// A photo given +1 EV in linear light whose blown white alone (3 % of the iPhone landscape,
+  /// 12 % of the backlit dandelions) does not prove it overexposed: its bright colours clipped in
+  /// two channels do, and it is darkened. A strong warm cast clips one channel of the same
+  /// photos and is not taken for overexposure.
+  @Test(arguments: ["g77", "d02"])
+  func clippedColoursAreTooMuchLight(id: String) throws {
+    let original = try Self.photo(id)
+    #expect(engine.topSuggestion(for: original) == nil, "the untouched photo is good as it is")
+    let over = AnalysisFixtures.gained(original, 2, 2, 2)
+    let a = PhotoAnalyzer().analyze(over, metadata: nil, measureNoise: false)
+    #expect((a.exposure.clippedColourShare ?? 0) > 0.006, "\(a.exposure)")
+    let config = try #require(engine.topSuggestion(for: over))
+    #expect(config.value(of: .exposure) <= -0.5, "\(config)")
+    let warm = AnalysisFixtures.gained(original, 1.3, 1, 1 / 1.3)
+    let w = PhotoAnalyzer().analyze(warm, metadata: nil, measureNoise: false)
+    #expect(
+      (w.exposure.clippedColourShare ?? 1) < 0.25 * (a.exposure.clippedColourShare ?? 0),
+      "\(w.exposure)")
+    #expect((engine.topSuggestion(for: warm)?.value(of: .exposure) ?? 0) > -0.3)
+  }
+
   /// The clipping bounds what the key asks for: a frame with nothing blown measures no excess,
   /// however bright it is.
   @Test func clippedEVNeedsBlownPixels() {

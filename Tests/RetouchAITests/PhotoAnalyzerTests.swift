@@ -161,7 +161,11 @@ struct ExposureAnalysisTests {
             ? (1, 2, 0)  // 10 % crushed
             : y < 30
               ? (255, 120, 90)  // 20 % with one blown channel
-              : (UInt8(60 + x), 110, UInt8(140 - x / 2))
+              : y < 35
+                ? (254, 30, 255)  // 5 % with two blown channels, the third under 200
+                : y < 40
+                  ? (254, 200, 255)  // 5 % pale: the third is not under 200
+                  : (UInt8(60 + x), 110, UInt8(140 - x / 2))
           raw[i] = r
           raw[i + 1] = g
           raw[i + 2] = b
@@ -170,7 +174,8 @@ struct ExposureAnalysisTests {
     }
     let e = analyzer.analyze(image, metadata: nil, measureNoise: false).exposure
     #expect(abs(e.shadowClipping - 0.10) < 1e-9)
-    #expect(abs(e.highlightClipping - 0.20) < 1e-9)
+    #expect(abs(e.highlightClipping - 0.30) < 1e-9)
+    #expect(abs((e.clippedColourShare ?? 0) - 0.05) < 1e-9)
     // One blown channel is a saturated colour, not white without detail.
     #expect(e.blownShare == 0)
     #expect(e.lightnessPercentiles.count == 7)

@@ -100,7 +100,10 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// pixels that still have detail, ignores the first 0.5 EV above the target, and goes no
   /// further than the clipping shows (the blown share beyond a normal 2 %, read against the
   /// density of the half stop below white), so snow, high-key photos and a blown sky or
-  /// background behind a normal subject stay. Good photos come out within about ±0.3.
+  /// background behind a normal subject stay. Bright colours clipped in two channels
+  /// (``clippedColourShare`` of 0.2–0.6 % and up) read as overexposure whatever the key says:
+  /// the exposure comes down by at least 0.6 EV, unless the photo is dark on purpose. Good
+  /// photos come out within about ±0.3.
   public var suggestedEV: Double
   /// Mean Rec. 601 luma of the encoded (display) values, 0...1: the brightness grain is judged
   /// against (``NoiseAnalysis/relativeSigma``), as the evaluation harness does.
@@ -143,6 +146,10 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// The encoded level (0...1) under which only 0.02 % of the photo has its darkest channel:
   /// where a lift has put the photo's black. Nil in analyses made before it was measured.
   public var blackBottom: Double?
+  /// Share of pixels (0...1) with exactly two channels at or above 253/255 and the third
+  /// under 200/255: a bright colour (skin, sand, foliage, sky) pushed through white. Nil in
+  /// analyses made before it was measured.
+  public var clippedColourShare: Double?
 
   public init(
     meanLuminance: Double, keyLuminance: Double, lightnessPercentiles: [Double],
@@ -150,9 +157,10 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
     subjectLuminance: Double, sceneEV100: Double?, isDarkOnPurpose: Bool, suggestedEV: Double,
     meanLuma: Double = 0, blownShare: Double? = nil, channelFloor: Double? = nil,
     crushedBlack: Double? = nil, missingWhiteEV: Double? = nil, liftedBlack: Double? = nil,
-    blackBottom: Double? = nil
+    blackBottom: Double? = nil, clippedColourShare: Double? = nil
   ) {
     self.blackBottom = blackBottom
+    self.clippedColourShare = clippedColourShare
     self.liftedBlack = liftedBlack
     self.missingWhiteEV = missingWhiteEV
     self.blownShare = blownShare

@@ -167,6 +167,9 @@ struct BandSums {
   var shadowClipped = 0
   /// Pixels with a channel at or above 253/255.
   var highlightClipped = 0
+  /// Pixels with exactly two channels at or above 253/255 and the third under 200/255: a
+  /// bright colour pushed through white.
+  var clippedColour = 0
   /// Pixels trusted for the illuminant estimate (not clipped, not very dark, not very saturated).
   var trustedCount = 0
   /// Σ c⁶ over trusted pixels, per linear channel.
@@ -202,6 +205,7 @@ struct BandSums {
   mutating func add(_ o: BandSums) {
     shadowClipped += o.shadowClipped
     highlightClipped += o.highlightClipped
+    clippedColour += o.clippedColour
     trustedCount += o.trustedCount
     shadesOfGray += o.shadesOfGray
     grayEdge += o.grayEdge
@@ -244,6 +248,9 @@ private struct PassContext: Sendable {
   static let highlightCode: UInt8 = 253
   /// Encoded code value at or below which a channel counts as crushed (shadow clipping).
   static let shadowCode: UInt8 = 2
+  /// The third channel of a pixel with two clipped channels (``BandSums/clippedColour``) is
+  /// under this code.
+  static let clippedColourThirdCode: UInt8 = 200
   /// Pixels with a channel at or above this code are left out of the illuminant estimate
   /// (clipped channels lie about the light's colour).
   static let trustedMaxCode = PixelStatistics.clippedCode
@@ -313,7 +320,13 @@ private struct PassContext: Sendable {
               if hi8 < Self.trustedMaxCode {
                 channelHistograms[512 &+ HighlightColor.bin(yLin, scale: highlightScale)] &+= 1
               }
-              if hi8 >= Self.highlightCode { s.highlightClipped &+= 1 }
+              if hi8 >= Self.highlightCode {
+                s.highlightClipped &+= 1
+                if lo8 < Self.clippedColourThirdCode {
+                  let mid8 = r8 ^ g8 ^ b8 ^ hi8 ^ lo8
+                  if mid8 >= Self.highlightCode { s.clippedColour &+= 1 }
+                }
+              }
               if hi8 <= Self.shadowCode { s.shadowClipped &+= 1 }
 
               // Illuminant: shades of gray and gray edge over trusted pixels.
