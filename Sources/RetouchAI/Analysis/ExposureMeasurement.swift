@@ -343,7 +343,9 @@ enum ExposureMeasurement {
 
     // Bright colours pushed through white in two channels (``clippedColourShare``) are too much
     // light whatever the key says: a camera renders a lit colour below white, and a cast moves
-    // one channel, not two. Unless the light is the scene's (night, lamps, blue light).
+    // one channel, not two. Not in a photo dark on purpose (lamps at night, blue light); light
+    // shown in a lit frame (sun glare, lamps on a lit wall) clips colours alike and is not told
+    // apart.
     let colourClip = Double(stats.totals.clippedColour) / n
     let clippedColours =
       smoothstep(clippedColourShare.lowerBound, clippedColourShare.upperBound, colourClip)
