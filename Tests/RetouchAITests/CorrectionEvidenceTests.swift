@@ -36,10 +36,10 @@ struct CorrectionEvidenceTests {
     #expect(config.value(of: .blackPoint) <= 0, "overexposed snow is not a veil: \(config)")
   }
 
-  /// A photo given +1 EV in linear light whose blown white alone (3 % of the iPhone landscape,
-  /// 12 % of the backlit dandelions) does not prove it overexposed: its bright colours clipped in
-  /// two channels do, and it is darkened. A strong warm cast clips one channel of the same
-  /// photos and is not taken for overexposure.
+  /// A photo given +1 EV in linear light whose key reads it near the target and whose blown
+  /// white (11–12 % on the harness's copies) good photos also have: its bright colours clipped
+  /// in two channels prove it overexposed, and it is darkened. A strong warm cast clips one
+  /// channel of the same photos and is not taken for overexposure.
   @Test(arguments: ["g77", "d02"])
   func clippedColoursAreTooMuchLight(id: String) throws {
     let original = try Self.photo(id)
