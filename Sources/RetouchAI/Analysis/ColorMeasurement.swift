@@ -16,9 +16,12 @@ enum ColorMeasurement {
   ///     ``ColorAnalysis/greyPixelTint`` and ``ColorAnalysis/greyPixelWarmth``.
   ///   - highlightWarmth: the colour of the brightest detail (``HighlightColor``), kept as
   ///     ``ColorAnalysis/highlightWarmth``.
+  ///   - clippedWhiteWarmth: the colour of the clipped white (``ClippedWhite``), kept as
+  ///     ``ColorAnalysis/clippedWhiteWarmth``.
   static func measure(
     _ stats: PixelStatistics, exposure: ExposureAnalysis, darkIntent: Double,
-    greyPixels: GreyPixels.Estimate? = nil, highlightWarmth: Double? = nil
+    greyPixels: GreyPixels.Estimate? = nil, highlightWarmth: Double? = nil,
+    clippedWhiteWarmth: Double? = nil
   ) -> ColorAnalysis {
     let n = Double(max(1, stats.pixelCount))
     let trustedShare = Double(stats.totals.trustedCount) / n
@@ -28,7 +31,7 @@ enum ColorMeasurement {
     guard stats.totals.trustedCount >= 64 else {
       return ColorAnalysis(
         illuminant: [1, 1, 1], warmth: 0, greenTint: 0, confidence: 0, meanChroma: meanChroma,
-        hueShares: hueShares)
+        hueShares: hueShares, clippedWhiteWarmth: clippedWhiteWarmth)
     }
     let sog = logRelativeToGreen(
       pow(stats.totals.shadesOfGray / Double(stats.totals.trustedCount), SIMD3(repeating: 1 / 6)))
@@ -89,7 +92,8 @@ enum ColorMeasurement {
       illuminant: illuminant, warmth: warmth, greenTint: greenTint,
       confidence: min(1, max(0, confidence)), meanChroma: meanChroma, hueShares: hueShares,
       greyPixelTint: greyPixels.map { min(max($0.greenTint, -3), 3) },
-      greyPixelWarmth: greyWarmth, highlightWarmth: brightestWarmth)
+      greyPixelWarmth: greyWarmth, highlightWarmth: brightestWarmth,
+      clippedWhiteWarmth: clippedWhiteWarmth)
   }
 
   /// Where the brightest detail's warmth (``HighlightColor``) says the light itself is in the

@@ -219,12 +219,19 @@ public struct ColorAnalysis: Sendable, Hashable, Codable {
   /// lamp). Nil when too few pixels qualify (or in analyses written before it existed), which
   /// the cast rules read as "may be the light".
   public var highlightWarmth: Double?
+  /// The blue–amber colour (``warmth``'s units) a patch of clipped white was given after it
+  /// clipped: 0 for a white patch, and the cast itself when the photo's colour balance was
+  /// changed after capture (a camera renders what clips white). Nil without such a patch (or in
+  /// analyses written before it existed). See `ClippedWhite` in the analysis sources.
+  public var clippedWhiteWarmth: Double?
 
   public init(
     illuminant: [Double], warmth: Double, greenTint: Double, confidence: Double,
     meanChroma: Double, hueShares: [Double], greyPixelTint: Double? = nil,
-    greyPixelWarmth: Double? = nil, highlightWarmth: Double? = nil
+    greyPixelWarmth: Double? = nil, highlightWarmth: Double? = nil,
+    clippedWhiteWarmth: Double? = nil
   ) {
+    self.clippedWhiteWarmth = clippedWhiteWarmth
     self.greyPixelTint = greyPixelTint
     self.greyPixelWarmth = greyPixelWarmth
     self.highlightWarmth = highlightWarmth

@@ -167,6 +167,7 @@ public struct PhotoAnalyzer: Sendable {
   private struct StatisticsSide: Sendable {
     let stats: PixelStatistics
     let highlightWarmth: Double?
+    let clippedWhiteWarmth: Double?
     let features: SceneFeatures
     let greyPixels: GreyPixels.Estimate?
   }
@@ -190,7 +191,8 @@ public struct PhotoAnalyzer: Sendable {
       .init(stats: measured.stats, subject: subject, faces: faces, capture: capture))
     let color = ColorMeasurement.measure(
       measured.stats, exposure: exposure, darkIntent: darkIntent,
-      greyPixels: measured.greyPixels, highlightWarmth: measured.highlightWarmth)
+      greyPixels: measured.greyPixels, highlightWarmth: measured.highlightWarmth,
+      clippedWhiteWarmth: measured.clippedWhiteWarmth)
     var features = measured.features
     features.measureOnceBalanced(copy, illuminant: color.illuminant)
     return (exposure, color, features)
@@ -210,6 +212,7 @@ public struct PhotoAnalyzer: Sendable {
       stats: stats,
       highlightWarmth: HighlightColor.warmth(
         shared.copy, luminance: stats.luminancePlane, counts: stats.highlightCounts),
+      clippedWhiteWarmth: ClippedWhite.warmth(shared.copy),
       features: SceneFeatures(image: shared.copy, plane: shared.plane, focus: shared.focus),
       greyPixels: GreyPixels.estimate(shared.copy))
   }

@@ -184,6 +184,11 @@ extension Recipe {
   }
 
   static func castCorrection(_ a: PhotoAnalysis, warm: Bool) -> RecipeProposal? {
+    // A clipped white that is not white shows the cast itself, whatever the scene's light.
+    if let white = CastRemoval.clippedWhiteCast(a) {
+      guard warm ? white > 0 : white < 0 else { return nil }
+      return castProposal(removing: white, tint: 0, a)
+    }
     var w = a.color.warmth
     guard warm ? w > 0 : w < 0 else { return nil }
     let trust = CastRemoval.trust(a)
@@ -216,8 +221,20 @@ extension Recipe {
     let removed = CastRemoval.removedShare(
       of: w, confidence: CastRemoval.warmthTrust(a), ramp: CastRemoval.warmthRamp(for: a))
     guard removed != 0 else { return nil }
-    // Green–magenta comes along when it is clearly off too, so the grey ends up grey.
-    let g = CastRemoval.removedTint(a)
+    return castProposal(removing: removed, tint: CastRemoval.removedTint(a), a)
+  }
+
+  /// Cool Down or Warm Up taking `removed` (log2 R/B, signed) and `g` (log2 G/√(R·B)) out of
+  /// the photo; nil when the temperature would barely move.
+  ///
+  /// The green–magenta part comes along when the estimate reads it clearly off too, so the
+  /// grey ends up grey (``CastRemoval/removedTint(_:)``); not when a clipped white shows the
+  /// cast, which says nothing of green–magenta: there the estimate's tint is the scene's (a
+  /// ladybird on leaves under the harness's strong cool cast was given +0.46 of tint with the
+  /// warming, 2.95 → 4.03 ΔE2000 from the photo, where the warming alone gives 1.51).
+  private static func castProposal(removing removed: Double, tint g: Double, _ a: PhotoAnalysis)
+    -> RecipeProposal?
+  {
     let s = WhiteBalanceSliders.shared.sliders(warmthChange: -removed, greenTintChange: -g)
     guard abs(s.temperature) >= 0.02 else { return nil }
     var p: [EditSettingType: Double] = [.temperature: Sizing.step(s.temperature)]
@@ -352,6 +369,19 @@ enum CastRemoval {
       ramp.full + (target.full - ramp.full) * amount
     )
   }
+  /// The smallest blue–amber reading of a clipped white (``ColorAnalysis/clippedWhiteWarmth``)
+  /// taken as a cast. The harness's mildest warm and cool casts (±0.40) read 0.29–0.44 there;
+  /// the most tinted clipped white among the shared photos reads −0.17.
+  static let clippedWhiteMinimum = 0.25
+
+  /// The cast a clipped white shows (log2 R/B, signed), removed whole and before any other
+  /// reading, or nil when it shows none beyond ``clippedWhiteMinimum``. The photo's white was
+  /// white before the colour was changed, so no doubt about the scene's own light applies.
+  static func clippedWhiteCast(_ a: PhotoAnalysis) -> Double? {
+    guard let w = a.color.clippedWhiteWarmth, abs(w) >= clippedWhiteMinimum else { return nil }
+    return w
+  }
+
   /// Below this confidence the estimate is not acted on: a sunset or lamp-lit photo whose
   /// light is the scene measures about 0.2, a photo with a strong cast 0.3 and up.
   static let minimumConfidence = 0.25
