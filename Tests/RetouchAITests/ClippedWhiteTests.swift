@@ -34,7 +34,7 @@ struct ClippedWhiteTests {
       let (r, b) = warm ? (1 + s, 1 / (1 + s)) : (1 / (1 + s), 1 + s)
       let k = Double(luma.r) * r + Double(luma.g) + Double(luma.b) * b
       let cast = AnalysisFixtures.gained(Self.frame(), r / k, 1 / k, b / k)
-      let reading = try #require(ClippedWhite.warmth(cast), "warm \(warm), s \(s)")
+      let reading = try #require(ClippedWhite.reading(cast)?.warmth, "warm \(warm), s \(s)")
       let truth = log2(r / b)
       if warm {
         // To within the 8-bit codes of green near the top.
@@ -45,27 +45,47 @@ struct ClippedWhiteTests {
     }
   }
 
+  /// The harness's green and magenta casts of strength `s` (green scaled against red and blue,
+  /// a grey kept as bright): green clips and reads at least 0.7 of the cast, magenta leaves
+  /// green under the top and reads a little of it; neither reads blue–amber.
+  @Test(arguments: [0.1, 0.2])
+  func readsAGreenOrMagentaWhite(s: Double) throws {
+    let luma = ColorSpace.sRGB.lumaWeights
+    let kg = Double(luma.r) + Double(luma.g) * (1 + s) + Double(luma.b)
+    let green = try #require(
+      ClippedWhite.reading(AnalysisFixtures.gained(Self.frame(), 1 / kg, (1 + s) / kg, 1 / kg)))
+    let truth = log2(1 + s)
+    #expect(green.tint >= 0.7 * truth && green.tint <= truth, "\(green) for \(truth)")
+    #expect(abs(green.warmth) < 0.01)
+    let km = Double(luma.r) * (1 + s) + Double(luma.g) + Double(luma.b) * (1 + s)
+    let magenta = try #require(
+      ClippedWhite.reading(
+        AnalysisFixtures.gained(Self.frame(), (1 + s) / km, 1 / km, (1 + s) / km)))
+    #expect(magenta.tint < -0.02 && magenta.tint > -truth, "\(magenta) for \(-truth)")
+    #expect(magenta.warmth == 0)
+  }
+
   @Test func whiteReadsNoCast() {
-    #expect(ClippedWhite.warmth(Self.frame()) == 0)
+    #expect(ClippedWhite.reading(Self.frame()) == .init(warmth: 0, tint: 0))
     // Red and blue clipped, green not: a magenta white says nothing about blue–amber.
-    #expect(ClippedWhite.warmth(Self.frame { _ in (255, 240, 255) }) == 0)
+    #expect(ClippedWhite.reading(Self.frame { _ in (255, 240, 255) })?.warmth == 0)
     // Green lowest, red clipped: pink chrome under a magenta cast, not a cool white (it read
     // −0.54 when taken as one).
-    #expect(ClippedWhite.warmth(Self.frame { _ in (255, 231, 251) }) == 0)
+    #expect(ClippedWhite.reading(Self.frame { _ in (255, 231, 251) }) == .init(warmth: 0, tint: 0))
   }
 
   @Test func noReadingWithoutAFlatPatchNearWhite() {
-    #expect(ClippedWhite.warmth(Self.frame(patch: 0)) == nil, "nothing clipped")
+    #expect(ClippedWhite.reading(Self.frame(patch: 0)) == nil, "nothing clipped")
     // A pale sky clipping in green and blue, its red spread over 50 codes.
     let sky = Self.frame(patch: 30) { x in (UInt8(200 + x / 2), 255, 255) }
-    #expect(ClippedWhite.warmth(sky) == nil)
+    #expect(ClippedWhite.reading(sky) == nil)
     // A blue sky clipped in blue alone, flat: a colour, too far from white.
-    #expect(ClippedWhite.warmth(Self.frame(patch: 30) { _ in (176, 216, 255) }) == nil)
+    #expect(ClippedWhite.reading(Self.frame(patch: 30) { _ in (176, 216, 255) }) == nil)
     // A tinted patch of 0.1 % of the frame (ten pixels).
     let speck = AnalysisTestPhotos.synthetic(width: 100, height: 100) { x, y in
       y == 0 && x < 10 ? (255, 250, 223) : (120, 124, 117)
     }
-    #expect(ClippedWhite.warmth(speck) == nil)
+    #expect(ClippedWhite.reading(speck) == nil)
   }
 
   /// Photos whose blown white is pure white (the dandelions against a low sun, d02, warm and
@@ -89,9 +109,32 @@ struct ClippedWhiteTests {
     }
   }
 
+  /// A landscape with a blown sky (g04) given the harness's mild green cast: every estimate
+  /// read too little of it to act and the copy was left green; its clipped white shows the
+  /// cast, and the top suggestion takes most of it out.
+  @Test func mildGreenCastOfAPhotoWithBlownWhiteIsRemoved() throws {
+    let original = try CorrectionEvidenceTests.photo("g04")
+    #expect(engine.analysis(of: original).color.clippedWhiteTint == 0)
+    let luma = ColorSpace.sRGB.lumaWeights
+    let k = Double(luma.r) + Double(luma.g) * 1.1 + Double(luma.b)
+    let green = AnalysisFixtures.gained(original, 1 / k, 1.1 / k, 1 / k)
+    let config = try #require(engine.topSuggestion(for: green))
+    let fixed = green.applyingEditConfig(config)
+    let own = Self.colour(of: original, unclippedIn: green).tint
+    let cast = Self.colour(of: green, unclippedIn: green).tint - own
+    let left = Self.colour(of: fixed, unclippedIn: green).tint - own
+    #expect(abs(left) < 0.4 * abs(cast), "tint \(cast) → \(left) by \(config)")
+  }
+
   /// log2 R/B of the mean linear colour of `image` over the pixels with no channel at 0 or
   /// 255 in `mask`.
   static func warmth(of image: Image, unclippedIn mask: Image) -> Double {
+    colour(of: image, unclippedIn: mask).warmth
+  }
+
+  /// log2 R/B and log2 G/√(R·B) of the mean linear colour of `image` over the pixels with no
+  /// channel at 0 or 255 in `mask`.
+  static func colour(of image: Image, unclippedIn mask: Image) -> ClippedWhite.Reading {
     var sum = SIMD3<Double>()
     image.withUnsafeBytes { p in
       mask.withUnsafeBytes { m in
@@ -105,6 +148,7 @@ struct ClippedWhiteTests {
         }
       }
     }
-    return log2(sum.x / sum.z)
+    return ClippedWhite.Reading(
+      warmth: log2(sum.x / sum.z), tint: log2(sum.y / (sum.x * sum.z).squareRoot()))
   }
 }

@@ -16,12 +16,12 @@ enum ColorMeasurement {
   ///     ``ColorAnalysis/greyPixelTint`` and ``ColorAnalysis/greyPixelWarmth``.
   ///   - highlightWarmth: the colour of the brightest detail (``HighlightColor``), kept as
   ///     ``ColorAnalysis/highlightWarmth``.
-  ///   - clippedWhiteWarmth: the colour of the clipped white (``ClippedWhite``), kept as
-  ///     ``ColorAnalysis/clippedWhiteWarmth``.
+  ///   - clippedWhite: the colour of the clipped white (``ClippedWhite``), kept as
+  ///     ``ColorAnalysis/clippedWhiteWarmth`` and ``ColorAnalysis/clippedWhiteTint``.
   static func measure(
     _ stats: PixelStatistics, exposure: ExposureAnalysis, darkIntent: Double,
     greyPixels: GreyPixels.Estimate? = nil, highlightWarmth: Double? = nil,
-    clippedWhiteWarmth: Double? = nil
+    clippedWhite: ClippedWhite.Reading? = nil
   ) -> ColorAnalysis {
     let n = Double(max(1, stats.pixelCount))
     let trustedShare = Double(stats.totals.trustedCount) / n
@@ -31,7 +31,8 @@ enum ColorMeasurement {
     guard stats.totals.trustedCount >= 64 else {
       return ColorAnalysis(
         illuminant: [1, 1, 1], warmth: 0, greenTint: 0, confidence: 0, meanChroma: meanChroma,
-        hueShares: hueShares, clippedWhiteWarmth: clippedWhiteWarmth)
+        hueShares: hueShares, clippedWhiteWarmth: clippedWhite?.warmth,
+        clippedWhiteTint: clippedWhite?.tint)
     }
     let sog = logRelativeToGreen(
       pow(stats.totals.shadesOfGray / Double(stats.totals.trustedCount), SIMD3(repeating: 1 / 6)))
@@ -93,7 +94,7 @@ enum ColorMeasurement {
       confidence: min(1, max(0, confidence)), meanChroma: meanChroma, hueShares: hueShares,
       greyPixelTint: greyPixels.map { min(max($0.greenTint, -3), 3) },
       greyPixelWarmth: greyWarmth, highlightWarmth: brightestWarmth,
-      clippedWhiteWarmth: clippedWhiteWarmth)
+      clippedWhiteWarmth: clippedWhite?.warmth, clippedWhiteTint: clippedWhite?.tint)
   }
 
   /// Where the brightest detail's warmth (``HighlightColor``) says the light itself is in the

@@ -224,14 +224,19 @@ public struct ColorAnalysis: Sendable, Hashable, Codable {
   /// changed after capture (a camera renders what clips white). Nil without such a patch (or in
   /// analyses written before it existed). See `ClippedWhite` in the analysis sources.
   public var clippedWhiteWarmth: Double?
+  /// The green–magenta colour (``greenTint``'s units) of the same patch, read only where it
+  /// clipped in green alone (at least this green) or in red and blue alone (at most this
+  /// magenta); 0 otherwise. Nil as ``clippedWhiteWarmth`` is.
+  public var clippedWhiteTint: Double?
 
   public init(
     illuminant: [Double], warmth: Double, greenTint: Double, confidence: Double,
     meanChroma: Double, hueShares: [Double], greyPixelTint: Double? = nil,
     greyPixelWarmth: Double? = nil, highlightWarmth: Double? = nil,
-    clippedWhiteWarmth: Double? = nil
+    clippedWhiteWarmth: Double? = nil, clippedWhiteTint: Double? = nil
   ) {
     self.clippedWhiteWarmth = clippedWhiteWarmth
+    self.clippedWhiteTint = clippedWhiteTint
     self.greyPixelTint = greyPixelTint
     self.greyPixelWarmth = greyPixelWarmth
     self.highlightWarmth = highlightWarmth

@@ -167,7 +167,7 @@ public struct PhotoAnalyzer: Sendable {
   private struct StatisticsSide: Sendable {
     let stats: PixelStatistics
     let highlightWarmth: Double?
-    let clippedWhiteWarmth: Double?
+    let clippedWhite: ClippedWhite.Reading?
     let features: SceneFeatures
     let greyPixels: GreyPixels.Estimate?
   }
@@ -192,7 +192,7 @@ public struct PhotoAnalyzer: Sendable {
     let color = ColorMeasurement.measure(
       measured.stats, exposure: exposure, darkIntent: darkIntent,
       greyPixels: measured.greyPixels, highlightWarmth: measured.highlightWarmth,
-      clippedWhiteWarmth: measured.clippedWhiteWarmth)
+      clippedWhite: measured.clippedWhite)
     var features = measured.features
     features.measureOnceBalanced(copy, illuminant: color.illuminant)
     return (exposure, color, features)
@@ -212,7 +212,7 @@ public struct PhotoAnalyzer: Sendable {
       stats: stats,
       highlightWarmth: HighlightColor.warmth(
         shared.copy, luminance: stats.luminancePlane, counts: stats.highlightCounts),
-      clippedWhiteWarmth: ClippedWhite.warmth(shared.copy),
+      clippedWhite: ClippedWhite.reading(shared.copy),
       features: SceneFeatures(image: shared.copy, plane: shared.plane, focus: shared.focus),
       greyPixels: GreyPixels.estimate(shared.copy))
   }

@@ -187,7 +187,7 @@ extension Recipe {
     // A clipped white that is not white shows the cast itself, whatever the scene's light.
     if let white = CastRemoval.clippedWhiteCast(a) {
       guard warm ? white > 0 : white < 0 else { return nil }
-      return castProposal(removing: white, tint: 0, a)
+      return castProposal(removing: white, tint: CastRemoval.clippedWhiteTintCast(a) ?? 0, a)
     }
     var w = a.color.warmth
     guard warm ? w > 0 : w < 0 else { return nil }
@@ -228,8 +228,8 @@ extension Recipe {
   /// the photo; nil when the temperature would barely move.
   ///
   /// The green–magenta part comes along when the estimate reads it clearly off too, so the
-  /// grey ends up grey (``CastRemoval/removedTint(_:)``); not when a clipped white shows the
-  /// cast, which says nothing of green–magenta: there the estimate's tint is the scene's (a
+  /// grey ends up grey (``CastRemoval/removedTint(_:)``); when a clipped white shows the cast,
+  /// only what the white shows of green–magenta: there the estimate's tint is the scene's (a
   /// ladybird on leaves under the harness's strong cool cast was given +0.46 of tint with the
   /// warming, 2.95 → 4.03 ΔE2000 from the photo, where the warming alone gives 1.51).
   private static func castProposal(removing removed: Double, tint g: Double, _ a: PhotoAnalysis)
@@ -316,6 +316,13 @@ enum CastRemoval {
   /// a little less green): the others were already corrected by agreement, or are not
   /// trusted, or are lit by their own light.
   static func removedTint(_ a: PhotoAnalysis) -> Double {
+    let estimated = estimatedTint(a)
+    guard let white = clippedWhiteTintCast(a) else { return estimated }
+    return estimated * white > 0 && abs(estimated) > abs(white) ? estimated : white
+  }
+
+  /// ``removedTint(_:)`` as the estimates read it, without the clipped white.
+  static func estimatedTint(_ a: PhotoAnalysis) -> Double {
     let confidence = tintConfidence(a)
     let own = removedShare(of: a.color.greenTint, confidence: confidence, ramp: tintRamp(for: a))
     guard let grey = a.color.greyPixelTint else { return own }
@@ -327,6 +334,20 @@ enum CastRemoval {
       if abs(agreed) > abs(own) { removed = agreed }
     }
     return boundedByGreyPixels(removed, grey)
+  }
+
+  /// The smallest green–magenta reading of a clipped white (``ColorAnalysis/clippedWhiteTint``)
+  /// taken as a cast: the harness's green casts read 0.105 and more there, its magenta casts
+  /// −0.04…−0.20 (``ClippedWhite``); no good photo's clipped white among the shared ones reads
+  /// a tint at all.
+  static let clippedWhiteTintMinimum = 0.06
+
+  /// The green–magenta cast a clipped white shows (signed), or nil when it shows none beyond
+  /// ``clippedWhiteTintMinimum``. The reading is a bound (the cast is at least as green, or as
+  /// magenta), so a larger removal the estimates agree on stands (``removedTint(_:)``).
+  static func clippedWhiteTintCast(_ a: PhotoAnalysis) -> Double? {
+    guard let t = a.color.clippedWhiteTint, abs(t) >= clippedWhiteTintMinimum else { return nil }
+    return t
   }
 
   /// How far past the grey pixels' own reading a tint correction may go (log2 units).
