@@ -3,8 +3,8 @@
 import Foundation
 import RetouchCore
 
-/// The colour the photo's blown white was given after it clipped: the blue–amber cast read from
-/// a patch of clipped highlights whose channels are not all at the top.
+/// The colour the photo's blown white was given after it clipped: the cast read from a patch of
+/// clipped highlights whose channels are not all at the top.
 ///
 /// Where a camera's sensor clips, every channel clips: a blown sky, window or lamp is rendered
 /// pure white whatever the light, as it is in 23 of the 25 shared photos that have one (see
@@ -25,12 +25,13 @@ import RetouchCore
 /// ±1.2 in log2 R/B does: a colour clipped in one channel only, like a bright blue sky, is
 /// further from white.
 ///
-/// The cast is read assuming it moves red and blue apart around green, as a colour temperature
-/// does (the harness's casts exactly): with green not clipped, log2 R/B is twice the colour's
-/// channel against green (`2 · log2 G/B` when red clipped; exact for the harness's warm casts,
-/// 0.75 for its 0.76), otherwise twice the unclipped channel against the top (`2 · log2 R`
-/// when green and blue clipped, −0.68 for the cool cast's −0.76: what clipped green hides is not
-/// counted). A patch clipped in red and blue only has no blue–amber reading (0).
+/// Blue–amber is read assuming the cast moves red and blue apart around green, as a colour
+/// temperature does (the harness's casts exactly): with green not clipped, log2 R/B is twice
+/// the colour's channel against green (`2 · log2 G/B` when red clipped; exact for the
+/// harness's warm casts, 0.75 for its 0.76), otherwise twice the unclipped channel against the
+/// top (`2 · log2 R` when green and blue clipped, −0.68 for the cool cast's −0.76: what clipped
+/// green hides is not counted). A patch clipped in red and blue only has no blue–amber
+/// reading (0).
 ///
 /// Measured on the analysis copies of the harness's 79 photos: 24 have a clipped-white patch,
 /// all pure white but two (coffee cups on a table, −0.17; a compact camera's white, faintly
