@@ -90,7 +90,12 @@ struct OutputFileTests {
     try Self.withDirectory { directory in
       let destination = directory.appendingPathComponent("photo.jpg")
       let file = try OutputFile(replacing: destination)
-      close(file.fileDescriptor)  // every write now fails
+      // Every write now fails: the descriptor is made a read-only one (of /dev/null). Closing
+      // it instead let a file another test opened meanwhile take its number and the JPEG's
+      // bytes (a library's database did, and read as a disk I/O error).
+      let readOnly = open("/dev/null", O_RDONLY)
+      #expect(readOnly >= 0 && dup2(readOnly, file.fileDescriptor) >= 0)
+      close(readOnly)
       let width = 640
       let height = 480
       var rows = [UInt8](repeating: 0, count: width * height * 3)
