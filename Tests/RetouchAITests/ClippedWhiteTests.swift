@@ -26,7 +26,7 @@ struct ClippedWhiteTests {
 
   /// The harness's casts of strength `s` (linear gains, grey keeps its luminance) on a frame
   /// with clipped white: the warm cast is read exactly (green is not clipped), the cool one as
-  /// twice its red against the clipped top (0.68 for the strong cast's 0.76).
+  /// twice its red against the clipped top (−0.68 for the strong cast's −0.76).
   @Test(arguments: [0.15, 0.3])
   func readsTheCastGivenAfterTheWhiteClipped(s: Double) throws {
     let luma = ColorSpace.sRGB.lumaWeights

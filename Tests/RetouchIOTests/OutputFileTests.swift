@@ -94,8 +94,9 @@ struct OutputFileTests {
       // it instead let a file another test opened meanwhile take its number and the JPEG's
       // bytes (a library's database did, and read as a disk I/O error).
       let readOnly = open("/dev/null", O_RDONLY)
-      #expect(readOnly >= 0 && dup2(readOnly, file.fileDescriptor) >= 0)
-      close(readOnly)
+      try #require(readOnly >= 0)
+      defer { close(readOnly) }
+      try #require(dup2(readOnly, file.fileDescriptor) == file.fileDescriptor)
       let width = 640
       let height = 480
       var rows = [UInt8](repeating: 0, count: width * height * 3)
