@@ -70,6 +70,28 @@ struct ChannelFloorTests {
     #expect(config.value(of: .dehaze) > 0.2, "\(config)")
   }
 
+  /// The same cables under a warm or magenta cast (linear gains, scaled so a grey keeps its
+  /// luminance): the cast raises the sky's red floor into the veil's range, but the floor stays
+  /// well under the sky's darkest percent, where a veil puts it within a few L*. They are not
+  /// dehazed (both were, by 0.35), and the floor gap is what tells them from the hazy copy.
+  @Test(arguments: [(1.15, 1.0, 1 / 1.15), (1.1, 1.0, 1.1)])
+  func castSkyIsNotAVeil(gains: (Double, Double, Double)) throws {
+    let sky = try AnalysisFixtures.decode("d10").image
+    let luma = ColorSpace.sRGB.lumaWeights
+    let k = Double(luma.r) * gains.0 + Double(luma.g) * gains.1 + Double(luma.b) * gains.2
+    let cast = AnalysisFixtures.gained(sky, gains.0 / k, gains.1 / k, gains.2 / k)
+    let analysis = engine.analysis(of: cast)
+    #expect(analysis.greyFloor(from: 33, to: 43) > 0, "the cast raised the floor")
+    #expect(analysis.floorGap > 13, "\(analysis.floorGap)")
+    #expect(analysis.veil == 0, "\(analysis.veil)")
+    let config = engine.topSuggestion(for: cast) ?? .neutral
+    #expect(config.value(of: .dehaze) == 0, "\(config)")
+    let hazy = AnalysisFixtures.mapped(cast) { _, v in
+      SRGBTables.encodeExact(0.75 * SRGBTables.decodeExact(v) + 0.1875)
+    }
+    #expect(engine.analysis(of: hazy).floorGap < 8)
+  }
+
   /// The harness's mildest lift (`0.08 + 0.92·x`) on camera photos with black in them puts the
   /// darkest percent at L* 7–11, under or at the start of where the lifted-blacks ramp started
   /// (L* 10–22), and both of these kept the whole lift. Their floors read the lift (every

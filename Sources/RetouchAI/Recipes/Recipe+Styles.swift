@@ -190,12 +190,30 @@ extension PhotoAnalysis {
   /// nearly all-white minimal photo 0.7 EV under (L* 73–80) was dehazed by 0.85 into dark
   /// grey (ΔE2000 against the photo 10.7 → 30.9). A featureless grey, such as a hazed black
   /// frame, stays grey.
+  ///
+  /// The floor must also come close to the darkest percent itself (``floorGap``): a veil
+  /// lifts the darkest pixels to the air's brightness in every channel, so their darkest
+  /// channel lies at most a few L* under their lightness (on the harness's hazy copies of its
+  /// 79 photos at most 7.9, and 1.4 or less on 71 mild and 72 strong), while the blue sky's
+  /// darkest pixels keep a deep red channel. The cables' red floor lay 17 L* under the sky's
+  /// darkest percent, and a warm or magenta cast raised it to within 13–15, across the
+  /// absolute ramp: the harness's warm and magenta copies of it were dehazed by 0.35 (ΔE2000
+  /// 4.3 → 12.1 and 3.8 → 11.8 under the mild casts), and so were its lifted and blurred
+  /// copies (2.0 → 9.3, 0.8 → 10.5).
   var veil: Double {
     Sizing.ramp(lightnessOnceExposed(percentile: 1), from: 43, to: 53)
-      * greyFloor(from: 33, to: 43)
+      * greyFloor(from: 33, to: 43) * (1 - Sizing.ramp(floorGap, from: 8, to: 13))
       * Sizing.ramp(lightness(percentile: 99) - lightness(percentile: 1), from: 6, to: 12)
       * Sizing.ramp(24 - exposure.lightnessDeviation, from: 2, to: 10)
       * (1 - Sizing.ramp(exposure.blownShare ?? 0, from: 0.2, to: 0.4)) * (1 - brightDominated)
+  }
+
+  /// How far (L*) the channels' floor (``ExposureAnalysis/channelFloor``) lies under the
+  /// darkest percent's lightness, both as they will be once a measured underexposure is undone;
+  /// 0 for analyses made before the floor was measured.
+  var floorGap: Double {
+    guard let floor = exposure.channelFloor else { return 0 }
+    return max(0, lightnessOnceExposed(percentile: 1) - exposure.lightnessOnceExposed(floor))
   }
 
   /// How clearly the black level is raised in every channel, 0...1: a ramp over
