@@ -41,8 +41,8 @@ import RetouchCore
 /// further. Of the 102 shared photos at their own size, 25 have a patch: 23 pure white and the
 /// same two tinted ones.
 ///
-/// Cost: the pixels with a clipped channel (a few percent of most frames) are counted twice,
-/// once by colour and once near the most common one; every other pixel is only compared.
+/// Cost: one pass over the copy collects the pixels with a clipped channel (a few percent of
+/// most frames); only those are counted, once by colour and once near the most common one.
 /// Deterministic.
 enum ClippedWhite {
   /// Least share of the frame the patch covers.
@@ -116,62 +116,63 @@ enum ClippedWhite {
     guard image.format == .rgb8 else { return nil }
     let count = image.width * image.height
     guard count > 0 else { return nil }
-    return image.withUnsafeBytes { raw -> SIMD3<Double>? in
-      let p = raw.bindMemory(to: UInt8.self)
-      guard let mode = modeBins(p, count: count) else { return nil }
-      // Twice the mode bin's centre, in codes: bin k holds codes 2k and 2k + 1.
-      let centre = SIMD3(4 &* mode.x &+ 1, 4 &* mode.y &+ 1, 4 &* mode.z &+ 1)
-      var near = 0
-      var wide = 0
-      var sum = SIMD3<Int>()
-      for i in 0..<count {
-        let q = 3 &* i
-        let (r, g, b) = (p[q], p[q &+ 1], p[q &+ 2])
-        guard max(r, g, b) >= 254 else { continue }
-        let c = SIMD3(Int(r), Int(g), Int(b))
-        let d = c &* 2 &- centre
-        let distance = max(abs(d.x), abs(d.y), abs(d.z))
-        guard distance <= 20 else { continue }
-        wide &+= 1
-        guard distance <= 4 else { continue }
-        near &+= 1
-        sum &+= c
-      }
-      guard Double(near) >= minimumShare * Double(count),
-        Double(near) >= minimumPeak * Double(wide)
-      else { return nil }
-      return SIMD3(Double(sum.x), Double(sum.y), Double(sum.z)) / Double(near)
+    let clipped = image.withUnsafeBytes { raw in
+      clippedPixels(raw.bindMemory(to: UInt8.self), count: count)
     }
+    guard let mode = modeBin(of: clipped) else { return nil }
+    // Twice the mode bin's centre, in codes: bin k holds codes 2k and 2k + 1.
+    let centre = SIMD3(4 &* mode.x &+ 1, 4 &* mode.y &+ 1, 4 &* mode.z &+ 1)
+    var near = 0
+    var wide = 0
+    var sum = SIMD3<Int>()
+    for c in clipped {
+      let d = c &* 2 &- centre
+      let distance = max(abs(d.x), abs(d.y), abs(d.z))
+      guard distance <= 20 else { continue }
+      wide &+= 1
+      guard distance <= 4 else { continue }
+      near &+= 1
+      sum &+= c
+    }
+    guard Double(near) >= minimumShare * Double(count),
+      Double(near) >= minimumPeak * Double(wide)
+    else { return nil }
+    return SIMD3(Double(sum.x), Double(sum.y), Double(sum.z)) / Double(near)
   }
 
-  /// The most common colour bin (codes halved) among the pixels with a channel at 254 or 255;
-  /// nil when there are none. Ties go to the first bin in a fixed order.
-  private static func modeBins(_ p: UnsafeBufferPointer<UInt8>, count: Int) -> SIMD3<Int>? {
+  /// The codes of the pixels with a channel at 254 or 255, in pixel order.
+  private static func clippedPixels(_ p: UnsafeBufferPointer<UInt8>, count: Int) -> [SIMD3<Int>] {
+    var clipped: [SIMD3<Int>] = []
+    for i in 0..<count {
+      let q = 3 &* i
+      let (r, g, b) = (p[q], p[q &+ 1], p[q &+ 2])
+      if max(r, g, b) >= 254 { clipped.append(SIMD3(Int(r), Int(g), Int(b))) }
+    }
+    return clipped
+  }
+
+  /// The most common colour bin (codes halved) among `clipped` (each with a channel at 254 or
+  /// 255); nil when there are none. Ties go to the first bin in a fixed order.
+  private static func modeBin(of clipped: [SIMD3<Int>]) -> SIMD3<Int>? {
+    guard !clipped.isEmpty else { return nil }
     // One plane per channel that is clipped, taken as the first clipped one in R, G, B order,
     // indexed by the other two channels' bins.
     var counts = [Int32](repeating: 0, count: 3 * 128 * 128)
-    var any = false
     counts.withUnsafeMutableBufferPointer { h in
-      for i in 0..<count {
-        let q = 3 &* i
-        let (r, g, b) = (Int(p[q]), Int(p[q &+ 1]), Int(p[q &+ 2]))
+      for c in clipped {
+        let (r, g, b) = (c.x, c.y, c.z)
         let index: Int
         if r >= 254 {
           index = (g >> 1) &<< 7 | b >> 1
         } else if g >= 254 {
           index = 16384 | (r >> 1) &<< 7 | b >> 1
-        } else if b >= 254 {
-          index = 32768 | (r >> 1) &<< 7 | g >> 1
         } else {
-          continue
+          index = 32768 | (r >> 1) &<< 7 | g >> 1
         }
         h[index] &+= 1
-        any = true
       }
     }
-    guard any, let best = counts.indices.max(by: { counts[$0] < counts[$1] }) else {
-      return nil
-    }
+    guard let best = counts.indices.max(by: { counts[$0] < counts[$1] }) else { return nil }
     let plane = best >> 14
     let u = (best >> 7) & 127
     let v = best & 127

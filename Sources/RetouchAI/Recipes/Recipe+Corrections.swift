@@ -390,6 +390,7 @@ enum CastRemoval {
       ramp.full + (target.full - ramp.full) * amount
     )
   }
+
   /// The smallest blue–amber reading of a clipped white (``ColorAnalysis/clippedWhiteWarmth``)
   /// taken as a cast. The harness's mildest warm and cool casts (±0.40) read 0.29–0.44 there;
   /// the most tinted clipped white among the shared photos reads −0.17.
