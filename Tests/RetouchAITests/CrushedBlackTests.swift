@@ -67,6 +67,22 @@ struct CrushedBlackTests {
     #expect(after < 0.75 * before, "\(id): ΔE*ab \(before) → \(after)")
   }
 
+  /// What a crush clipped lay anywhere under its level, so the restore puts black halfway up
+  /// (``ColorToneTransform/crushToe``) rather than at the level itself: on a night shop front
+  /// with large black areas (g56) and a field in shade (d02), crushed by 0.10 and restored
+  /// at the true level, the restore leaves clearly less than lifting black to the level does
+  /// (which on the shop front is further from the photo than the crushed copy).
+  @Test(arguments: ["g56", "d02"])
+  func clippedBlacksGoToTheMiddleOfTheClip(id: String) throws {
+    let photo = try AnalysisFixtures.decode(id).image
+    let copy = Self.crushed(photo, 0.10)
+    let restore = EditConfig(properties: ToneFit.blackPointRestore(level: 0.10))
+    let (before, after) = AnalysisFixtures.difference(of: copy, from: photo, fixedBy: restore)
+    let lifted = AnalysisFixtures.mapped(copy) { _, v in 0.10 + 0.90 * v }
+    let plain = LabPixels(lifted).meanDifference(to: LabPixels(photo))
+    #expect(after < 0.8 * plain && after < before, "\(id): ΔE*ab \(before) → \(plain), \(after)")
+  }
+
   /// A mild crush (0.05) of a pale photo (a nuthatch on a light branch, d11) takes little from
   /// it: the exact inverse of the crush read changes the copy by less than a fix's usual bar
   /// (``SuggestionRanker/minimumTopChange``), and `retouch auto`'s edit is that inverse all

@@ -117,19 +117,36 @@ struct ColorToneTests {
 
   /// Black Point is levels on the black end: positive maps `k = 0.25·value` to black and keeps
   /// white, a straight line between (the exact inverse of lifted blacks, per channel, so a
-  /// colour keeps its hue); negative lifts black to `k`, the inverse of a raised black point.
+  /// colour keeps its hue); negative is the inverse of a raised black point above black.
   @Test func blackPointIsLevelsOnTheBlackEnd() {
     let lower = transform([.blackPoint: 0.4])  // k = 0.1
     let raise = transform([.blackPoint: -0.4])
-    for v in stride(from: 0.0, through: 1.0, by: 0.05) {
+    for v in stride(from: 0.05, through: 1.0, by: 0.05) {
       let lifted = 0.1 + 0.9 * v
       #expect(abs(grey(lower, Float(lifted)) - Float(v)) < 0.002, "lowered \(lifted)")
       #expect(abs(grey(raise, Float(v)) - Float(lifted)) < 0.002, "raised \(v)")
     }
-    #expect(grey(lower, 0.05) == 0, "levels under the black point clip to black")
+    #expect(abs(grey(lower, 0.1)) < 0.002 && grey(lower, 0.05) == 0, "clips under k")
     let colour = lower.apply(0.1 + 0.9 * 0.7, 0.1 + 0.9 * 0.3, 0.1 + 0.9 * 0.05)
     #expect(abs(colour.0 - 0.7) < 0.002 && abs(colour.1 - 0.3) < 0.002)
     #expect(abs(colour.2 - 0.05) < 0.002)
+  }
+
+  /// What a crush clipped to black lay anywhere under its level, so negative Black Point puts
+  /// black at half the level and ramps over the first four codes up to the exact inverse:
+  /// continuous and rising, with no step a clipped region's edge would show.
+  @Test func negativeBlackPointPutsBlackInTheMiddleOfTheClip() {
+    let raise = transform([.blackPoint: -0.4])  // k = 0.1
+    #expect(abs(grey(raise, 0) - 0.05) < 0.002, "black goes to k/2: \(grey(raise, 0))")
+    let toe = Float(ColorToneTransform.crushToe)
+    #expect(abs(grey(raise, toe) - Float(0.1 + 0.9 * Double(toe))) < 0.002)
+    #expect(abs(grey(raise, toe / 2) - (0.05 + grey(raise, toe)) / 2) < 0.002, "a straight ramp")
+    var previous = grey(raise, 0)
+    for code in 1...12 {
+      let next = grey(raise, Float(code) / 255)
+      #expect(next > previous && next - previous < 0.02, "code \(code): \(previous) → \(next)")
+      previous = next
+    }
   }
 
   @Test func saturationMinusOneGivesGrey() {

