@@ -101,6 +101,30 @@ struct ColorLUT3DTests {
     #expect(worst < 0.003, "seed \(seed): tone-only max \(worst)")
   }
 
+  /// Negative Black Point's ramp at black (``ColorToneTransform/crushToe``) spans the first
+  /// cell of the 33-point table, so the table renders it as the transform does: within one
+  /// 8-bit code value in the darkest codes, where the ramp is steepest.
+  @Test func crushRestoreRampIsRenderedAsComputed() {
+    let seed: UInt64 = 20_261_202
+    let transform = ColorToneTransform(
+      EditConfig(properties: [.blackPoint: -0.4]), colorSpace: .sRGB)
+    let lut = ColorLUT3D(transform)
+    var rng = SeededRandom(seed: seed)
+    var worst: Float = 0
+    for i in 0..<5000 {
+      // Half the colours with every channel among the darkest 16 codes.
+      let top: Float = i.isMultiple(of: 2) ? 16 / 255 : 1
+      let (r, g, b) = (
+        Float.random(in: 0...top, using: &rng), Float.random(in: 0...top, using: &rng),
+        Float.random(in: 0...top, using: &rng)
+      )
+      let want = transform.apply(r, g, b)
+      let got = lut.sample(r, g, b)
+      worst = max(worst, abs(want.0 - got.0), abs(want.1 - got.1), abs(want.2 - got.2))
+    }
+    #expect(worst < 0.0039, "seed \(seed): max \(worst)")
+  }
+
   @Test func gridPointsAreExact() {
     let transform = ColorToneTransform(strongEdit, colorSpace: .displayP3)
     let lut = ColorLUT3D(transform, size: 9)

@@ -133,7 +133,7 @@ struct ColorToneTests {
   }
 
   /// What a crush clipped to black lay anywhere under its level, so negative Black Point puts
-  /// black at half the level and ramps over the first four codes up to the exact inverse:
+  /// black at half the level and ramps over the first eight codes up to the exact inverse:
   /// continuous and rising, with no step a clipped region's edge would show.
   @Test func negativeBlackPointPutsBlackInTheMiddleOfTheClip() {
     let raise = transform([.blackPoint: -0.4])  // k = 0.1

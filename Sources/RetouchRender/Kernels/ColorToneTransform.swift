@@ -44,9 +44,9 @@ import RetouchCore
 ///      `v' = k + (1 − k)·v`: the exact inverse of a black point that was raised (crushed
 ///      shadows) for every value the crush left above black. What it clipped to black lay
 ///      anywhere between 0 and `k`, so black itself goes to `k/2`, the middle of that span,
-///      and the first four codes (``crushToe``) ramp from there to the inverse: on the
+///      and the first eight codes (``crushToe``) ramp from there to the inverse: on the
 ///      harness's crushed copies of 15 photos, given the true level, the ΔE2000 left after
-///      the restore falls from 0.38 to 0.27 (crushed by 0.05) and from 1.27 to 0.75 (by
+///      the restore falls from 0.38 to 0.29 (crushed by 0.05) and from 1.27 to 0.82 (by
 ///      0.10) against lifting black to `k`. White stays white either way.
 ///    - *Blacks and whites* (−1…1): `v + β(1 − v)² + ω v²` with `β = 0.15·blacks`,
 ///      `ω = 0.15·whites`. Black moves to `β` and white to `1 + ω`: positive blacks lift the
@@ -123,9 +123,11 @@ public struct ColorToneTransform: Sendable {
   /// The black level Black Point ±1 takes away or adds, in encoded values.
   public static let blackPointReach = 0.25
   /// The encoded span over which negative Black Point ramps from half its level at black up to
-  /// the crush's exact inverse: what a crush sent to black lay anywhere under its level, and
-  /// four codes hold a JPEG's scatter of the clip (codes 0–3) without lifting it unevenly.
-  public static let crushToe = 4.0 / 255
+  /// the crush's exact inverse: what a crush sent to black lay anywhere under its level. It is
+  /// the first cell of the default 33-point table (``ColorLUT3D``), which therefore renders the
+  /// ramp exactly, and eight codes take a JPEG's scatter of the clip (codes 0–3) with a slope
+  /// of about 2.5 rather than lifting it unevenly.
+  public static let crushToe = 1.0 / 32
   /// How far Blacks ±1 moves black (and Whites ±1 white), in encoded values.
   public static let blackWhiteReach = 0.15
   /// Brightness `b` is the gamma `2^(−brightnessSpan·b)`.
