@@ -162,6 +162,27 @@ struct RecipeCorrectionTests {
     #expect(try #require(Recipe.recoverHighlights.config(for: a)).value(of: .highlights) < -0.3)
   }
 
+  /// Ceiling lamps blown white over a fifth of the frame (d07), here with its blacks crushed
+  /// as the harness does (which read the Highlights pull at its largest, −0.75): what Recover
+  /// Highlights gives keeps the blown globes white (L* 88 or more; −0.75 took them to 73),
+  /// since there is no detail in them to bring back.
+  @Test func blownLampsAreNotGreyed() throws {
+    let photo = try AnalysisFixtures.decode("d07").image
+    let copy = CrushedBlackTests.crushed(photo, 0.10)
+    let analysis = SuggestionEngine().analysis(of: copy)
+    #expect((analysis.exposure.blownShare ?? 0) > 0.15, "\(analysis.exposure)")
+    let config = try #require(Recipe.recoverHighlights.config(for: analysis))
+    let fixed = LabPixels(SuggestionRanker.render(config, on: copy, renderScale: 1)).values
+    let before = LabPixels(copy).values
+    var sum = 0.0, count = 0
+    for i in before.indices where before[i].x > 99.5 {
+      sum += Double(fixed[i].x)
+      count += 1
+    }
+    let blownAfter = sum / Double(max(count, 1))
+    #expect(count > copy.pixelCount / 10 && blownAfter >= 88, "\(config): L* \(blownAfter)")
+  }
+
   @Test func cleanUpFollowsMeasuredGrainOnly() throws {
     var a = balancedAnalysis()
     #expect(Recipe.cleanUp.config(for: a) == nil)
