@@ -45,6 +45,10 @@ import RetouchCore
 /// The 8-bit RGB path now has a C twin where the CPU has AVX-512 (≈ 2.5 ns per pixel per
 /// thread on a real photo; see `FusedPixelKernel.swift`).
 public struct ColorLUT3D: Sendable {
+  /// Grid points per axis unless asked otherwise (``RenderOptions/lutSize``); why 33: see the
+  /// type's discussion.
+  public static let defaultSize = 33
+
   /// Grid points per axis (2…129).
   public let size: Int
   /// The grid, red fastest, then green, then blue: entry `(b·N + g)·N + r` holds the output
@@ -71,7 +75,7 @@ public struct ColorLUT3D: Sendable {
   ///   - size: grid points per axis, 2…129 (traps outside; 33 by default, see the type's
   ///     discussion for the error it gives).
   ///   - threads: worker threads; `nil` uses every core.
-  public init(_ transform: ColorToneTransform, size: Int = 33, threads: Int? = nil) {
+  public init(_ transform: ColorToneTransform, size: Int = defaultSize, threads: Int? = nil) {
     precondition((2...129).contains(size), "LUT size must be 2…129, got \(size)")
     let n = size
     let scale = 1 / Float(n - 1)
@@ -118,7 +122,8 @@ public struct ColorLUT3D: Sendable {
   ///   - size: grid points per axis, 2…129 (traps outside).
   ///   - threads: worker threads; `nil` uses every core.
   public init(
-    size: Int = 33, threads: Int? = nil, evaluating function: @Sendable (SIMD3<Float>) -> SIMD3<Float>
+    size: Int = defaultSize, threads: Int? = nil,
+    evaluating function: @Sendable (SIMD3<Float>) -> SIMD3<Float>
   ) {
     precondition((2...129).contains(size), "LUT size must be 2…129, got \(size)")
     let n = size

@@ -124,10 +124,10 @@ public struct ColorToneTransform: Sendable {
   public static let blackPointReach = 0.25
   /// The encoded span over which negative Black Point ramps from half its level at black up to
   /// the crush's exact inverse: what a crush sent to black lay anywhere under its level. It is
-  /// the first cell of the default 33-point table (``ColorLUT3D``), which therefore renders the
-  /// ramp as computed, and over eight codes a JPEG's scatter of the clip (codes 0–3) is spread
-  /// by a slope of 2.5 at a level of 0.10 (4 over four codes).
-  public static let crushToe = 1.0 / 32
+  /// the first cell of the default 33-point table (``ColorLUT3D/defaultSize``), which therefore
+  /// renders the ramp as computed, and over its eight codes a JPEG's scatter of the clip (codes
+  /// 0–3) is spread by a slope of 2.5 at a level of 0.10 (4 over four codes).
+  public static let crushToe = 1 / Double(ColorLUT3D.defaultSize - 1)
   /// How far Blacks ±1 moves black (and Whites ±1 white), in encoded values.
   public static let blackWhiteReach = 0.15
   /// Brightness `b` is the gamma `2^(−brightnessSpan·b)`.

@@ -11,7 +11,7 @@ public struct RenderOptions: Sendable, Hashable {
   /// Worker threads; `nil` uses every core.
   public var threads: Int? = nil
   /// Grid points per axis of the colour LUT (see ``ColorLUT3D``).
-  public var lutSize = 33
+  public var lutSize = ColorLUT3D.defaultSize
   /// Seed of the film grain (the same seed gives the same grain).
   public var grainSeed: UInt64 = 0
   /// The photo's depth map, aligned with the upright source, for background blur (without one,
