@@ -7,15 +7,17 @@ import RetouchIO
 import RetouchRender
 
 /// `retouch auto IN [-o OUT] [--always-write] [--quality Q] [--format FMT]`: the edit the photo
-/// needs, or none.
+/// needs, or none; IN may be a folder, then OUT is one too.
 enum AutoCommand: Subcommand {
   static let spec = CommandSpec(
     name: "auto",
-    abstract: "Apply the one edit a photo needs (or leave a good photo alone).",
+    abstract: "Apply the one edit a photo (or each photo of a folder) needs, or leave it alone.",
     usage:
       "IN [-o OUT] [--always-write] [--quality Q] [--format FMT] [--disable LOOK...] [--save-config FILE]",
     options: [
-      .init(name: "output", value: "OUT", help: "Where to write the edited photo.", short: "o"),
+      .init(
+        name: "output", value: "OUT",
+        help: "Where to write the edited photo (a folder when IN is a folder).", short: "o"),
       .init(
         name: "always-write", value: nil,
         help: "Write OUT even when the photo is already good (then unedited)."),
@@ -27,7 +29,9 @@ enum AutoCommand: Subcommand {
         name: "disable", value: "LOOK",
         help: "A recipe never to use (repeatable, or comma-separated).",
         repeatable: true),
-      .init(name: "save-config", value: "FILE", help: "Also write the chosen edit as JSON."),
+      .init(
+        name: "save-config", value: "FILE",
+        help: "Also write the chosen edit as JSON (a folder when IN is a folder)."),
     ],
     positionals: 1...1,
     discussion: """
@@ -36,56 +40,134 @@ enum AutoCommand: Subcommand {
       When nothing would improve the photo it says "already good, left as it is" and writes
       nothing (with --always-write: writes the photo unedited). Without -o it only prints the
       chosen edit as JSON. Never crops or rotates. The original is never modified.
+      A folder is edited photo by photo (JPEG, PNG and HEIC files, by name): each edited photo
+      is written into OUT under its own name (with FMT's extension when --format is given),
+      each edit is printed and saved into the --save-config folder as NAME.json, and a count
+      closes the run. A photo that cannot be read is reported and the rest still edited.
       Examples:
         retouch auto IMG.jpg -o IMG-auto.jpg
         retouch auto IMG.jpg            # show the edit it would make
+        retouch auto shoot/ -o edited/
       """)
+
+  /// What a run writes besides the photo: where, in which format and quality, which recipes
+  /// it may not use.
+  struct Settings {
+    var encodeOptions = EncodeOptions()
+    var format: String?
+    var disabled: Set<String> = []
+    var alwaysWrite = false
+  }
 
   static func run(_ arguments: ParsedArguments) throws(CLIError) -> Int32 {
     let input = URL(fileURLWithPath: arguments.positionals[0])
     let output = arguments.value("output").map { URL(fileURLWithPath: $0) }
-    var encodeOptions = EncodeOptions()
-    encodeOptions.quality = try arguments.int("quality", in: 1...100) ?? 90
-    let disabled = try SuggestCommand.disabledLooks(arguments)
-    var format = ImageFormat.jpeg
-    if let output {
-      format = try ConvertCommand.outputFormat(arguments.value("format"), for: output)
-      try ConvertCommand.refuseOverwriting(input, with: output)
-    } else if arguments.flag("always-write") {
+    let configPath = arguments.value("save-config").map { URL(fileURLWithPath: $0) }
+    var settings = Settings()
+    settings.encodeOptions.quality = try arguments.int("quality", in: 1...100) ?? 90
+    settings.disabled = try SuggestCommand.disabledLooks(arguments)
+    settings.format = arguments.value("format")
+    settings.alwaysWrite = arguments.flag("always-write")
+    if output == nil, settings.alwaysWrite {
       throw CLIError.usage("'--always-write' needs an output: -o OUT.")
     }
+    if let folder = try PhotoFolder.at(input) {
+      return try edit(folder, to: output, configs: configPath, settings: settings)
+    }
+    var format = ImageFormat.jpeg
+    if let output {
+      format = try ConvertCommand.outputFormat(settings.format, for: output)
+      try ConvertCommand.refuseOverwriting(input, with: output)
+    }
+    let config = try edit(
+      input, to: output.map { ($0, format) }, config: configPath, settings: settings)
+    if output == nil, let config {
+      Terminal.out(String(decoding: config.jsonData(pretty: true), as: UTF8.self))
+    }
+    return 0
+  }
 
-    let (image, metadata) = try ApplyCommand.load(input)
-    let config = SuggestionEngine().autoEdit(
-      for: image, metadata: metadata, disabledLooks: disabled)
-    if let path = arguments.value("save-config") {
-      do {
-        try (config ?? .neutral).jsonData(pretty: true).write(
-          to: URL(fileURLWithPath: path), options: .atomic)
-      } catch {
-        throw CLIError(
-          code: .cantCreate, message: "\(path): unwritable output: \(error.localizedDescription)")
+  /// Edits every photo of `folder` into the folder `output` (or only prints each edit), and
+  /// prints each edit and how many photos were edited, left alone and failed.
+  static func edit(
+    _ folder: PhotoFolder, to output: URL?, configs: URL?, settings: Settings
+  ) throws(CLIError) -> Int32 {
+    // Checked once, before any folder is made or photo edited.
+    var named: ImageFormat?
+    if let name = settings.format { named = try ConvertCommand.outputFormat(name, for: folder.url) }
+    if let output { try folder.makeOutputFolder(output) }
+    if let configs { try folder.makeOutputFolder(configs) }
+    var edited = 0
+    var good = 0
+    var written: [String: String] = [:]
+    let run = folder.forEachPhoto(command: "auto") { photo throws(CLIError) in
+      let name = photo.lastPathComponent
+      var target: (URL, ImageFormat)?
+      if let output {
+        var url = output.appendingPathComponent(name)
+        let format: ImageFormat
+        if let named {
+          url = url.deletingPathExtension().appendingPathExtension(named.fileExtension)
+          format = named
+        } else {
+          format = try ConvertCommand.outputFormat(nil, for: url)
+        }
+        // Under --format, two photos of one name in different formats would share an output.
+        let taken = url.lastPathComponent
+        if let first = written[taken] {
+          throw CLIError.usage("\(name): its output \(taken) is \(first)'s; not written.")
+        }
+        written[taken] = name
+        target = (url, format)
+      }
+      let config = try edit(
+        photo, to: target, config: configs?.appendingPathComponent(name + ".json"),
+        settings: settings)
+      if let config {
+        edited += 1
+        Terminal.out("\(name): \(String(decoding: config.jsonData(), as: UTF8.self))")
+      } else {
+        good += 1
       }
     }
-    guard let output else {
-      if let config {
-        Terminal.out(String(decoding: config.jsonData(pretty: true), as: UTF8.self))
-      } else {
-        Terminal.out("\(input.lastPathComponent): already good, left as it is")
+    Terminal.out(
+      "\(folder.photos.count) photos: \(edited) edited, \(good) already good"
+        + (run.failed > 0 ? ", \(run.failed) failed" : ""))
+    return run.exitCode
+  }
+
+  /// Measures `input`, saves its edit to `config` when asked, and writes the edited photo to
+  /// `output` (unedited with ``Settings/alwaysWrite`` when the photo is already good).
+  ///
+  /// - Returns: the edit, nil when the photo is already good (then said on stdout).
+  @discardableResult
+  static func edit(
+    _ input: URL, to output: (url: URL, format: ImageFormat)?, config path: URL?,
+    settings: Settings
+  ) throws(CLIError) -> EditConfig? {
+    let (image, metadata) = try ApplyCommand.load(input)
+    let config = SuggestionEngine().autoEdit(
+      for: image, metadata: metadata, disabledLooks: settings.disabled)
+    if let path {
+      do {
+        try (config ?? .neutral).jsonData(pretty: true).write(to: path, options: .atomic)
+      } catch {
+        throw CLIError(
+          code: .cantCreate,
+          message: "\(path.lastPathComponent): unwritable output: \(error.localizedDescription)")
       }
-      return 0
     }
     if config == nil {
       Terminal.out("\(input.lastPathComponent): already good, left as it is")
-      guard arguments.flag("always-write") else { return 0 }
     }
+    guard let output, config != nil || settings.alwaysWrite else { return config }
     let edited = config.map { (consume image).rendered(with: $0) } ?? image
     do {
-      try ImageEncoder(options: encodeOptions).write(
-        edited, as: format, metadata: metadata, to: output)
+      try ImageEncoder(options: settings.encodeOptions).write(
+        edited, as: output.format, metadata: metadata, to: output.url)
     } catch {
       throw CLIError(error)
     }
-    return 0
+    return config
   }
 }

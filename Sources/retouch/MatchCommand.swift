@@ -13,8 +13,12 @@ enum MatchCommand: Subcommand {
     abstract: "Give a photo (or every photo in a folder) the tones and colour grade of references.",
     usage: "IN --reference REF [--reference REF2 ...] -o OUT [--quality Q]",
     options: [
-      .init(name: "reference", value: "REF", help: "A reference photo (repeat for several; they are averaged).", repeatable: true),
-      .init(name: "output", value: "OUT", help: "The output file, or the output folder when IN is a folder (required).", short: "o"),
+      .init(
+        name: "reference", value: "REF",
+        help: "A reference photo (repeat for several; they are averaged).", repeatable: true),
+      .init(
+        name: "output", value: "OUT",
+        help: "The output file, or the output folder when IN is a folder (required).", short: "o"),
       .init(name: "quality", value: "Q", help: "JPEG/HEIC quality 1…100 (default 90)."),
     ],
     positionals: 1...1,
@@ -26,9 +30,6 @@ enum MatchCommand: Subcommand {
       its file name and format. A photo that already matches is written unchanged, with a note.
       The originals are never modified.
       """)
-
-  /// File extensions a folder run picks up.
-  static let photoExtensions: Set<String> = ["jpg", "jpeg", "png", "heic", "heif"]
 
   static func run(_ arguments: ParsedArguments) throws(CLIError) -> Int32 {
     let input = URL(fileURLWithPath: arguments.positionals[0])
@@ -50,65 +51,31 @@ enum MatchCommand: Subcommand {
     }
     let reference = StyleMatcher.average(of: referenceStatistics)
 
-    var isFolder: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: input.path, isDirectory: &isFolder) else {
-      throw CLIError(code: .noInput, message: "\(input.lastPathComponent): unreadable file: no such file or folder.")
-    }
-    guard isFolder.boolValue else {
+    guard let folder = try PhotoFolder.at(input) else {
       let format = try ConvertCommand.outputFormat(nil, for: output)
       try ConvertCommand.refuseOverwriting(input, with: output)
       try match(input, to: output, format: format, reference: reference, options: encodeOptions)
       return 0
     }
-
-    let photos = try photos(in: input)
-    try ConvertCommand.refuseOverwriting(input, with: output)
-    do {
-      try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
-    } catch {
-      throw CLIError(code: .cantCreate, message: "\(output.lastPathComponent): cannot create the output folder: \(error.localizedDescription)")
-    }
-    let progress = Terminal.stderrIsTerminal
-    var firstFailure: CLIError?
-    for (i, photo) in photos.enumerated() {
-      if progress {
-        FileHandle.standardError.write(Data("\r\u{1B}[K[\(i + 1)/\(photos.count)] \(photo.lastPathComponent)".utf8))
-      }
+    try folder.makeOutputFolder(output)
+    return folder.forEachPhoto(command: "match") { photo throws(CLIError) in
       let target = output.appendingPathComponent(photo.lastPathComponent)
-      do {
-        let format = try ConvertCommand.outputFormat(nil, for: target)
-        try match(photo, to: target, format: format, reference: reference, options: encodeOptions)
-      } catch {
-        if progress { FileHandle.standardError.write(Data("\n".utf8)) }
-        Terminal.error("retouch match: \(error.message)")
-        if firstFailure == nil { firstFailure = error }
-      }
-    }
-    if progress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-    if let firstFailure { return firstFailure.code.rawValue }
-    return 0
-  }
-
-  /// The photos of a folder, by name.
-  static func photos(in folder: URL) throws(CLIError) -> [URL] {
-    let names: [String]
-    do {
-      names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-    } catch {
-      throw CLIError(code: .noInput, message: "\(folder.lastPathComponent): unreadable folder: \(error.localizedDescription)")
-    }
-    return names.filter { !$0.hasPrefix(".") && photoExtensions.contains(($0 as NSString).pathExtension.lowercased()) }
-      .sorted().map { folder.appendingPathComponent($0) }
+      let format = try ConvertCommand.outputFormat(nil, for: target)
+      try match(photo, to: target, format: format, reference: reference, options: encodeOptions)
+    }.exitCode
   }
 
   /// Matches one photo to `reference` and writes it.
   static func match(
-    _ input: URL, to output: URL, format: ImageFormat, reference: ToneStatistics, options: EncodeOptions
+    _ input: URL, to output: URL, format: ImageFormat, reference: ToneStatistics,
+    options: EncodeOptions
   ) throws(CLIError) {
     let (image, metadata) = try ApplyCommand.load(input)
-    let transform = StyleMatcher.transform(for: StyleMatcher.statistics(for: image), matching: reference)
+    let transform = StyleMatcher.transform(
+      for: StyleMatcher.statistics(for: image), matching: reference)
     if !transform.isMeaningful {
-      Terminal.error("note: \(input.lastPathComponent) already matches the reference; written unchanged.")
+      Terminal.error(
+        "note: \(input.lastPathComponent) already matches the reference; written unchanged.")
     }
     let matched = transform.isMeaningful ? (consume image).matched(to: transform) : image
     do {

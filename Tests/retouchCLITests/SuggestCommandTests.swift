@@ -74,6 +74,79 @@ struct SuggestCommandTests {
     #expect(analysis["exposure"] is [String: Any] && analysis["color"] is [String: Any])
   }
 
+  /// A folder is edited photo by photo: the underexposed copy is brightened and written under
+  /// its own name, the good photo is left alone (its edit saved as neutral), a damaged file is
+  /// reported without stopping the run, anything that is not a photo is skipped, and the
+  /// originals stay as they were.
+  @Test func aFolderIsAutoEditedPhotoByPhoto() throws {
+    let dir = try CLIRunner.temporaryDirectory()
+    let input = dir.appendingPathComponent("in")
+    try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+    let good = input.appendingPathComponent("good.jpg")
+    try FileManager.default.copyItem(at: SharedPhotos.url("d08"), to: good)
+    let dark = input.appendingPathComponent("dark.png")
+    let made = try CLIRunner.run([
+      "apply", good.path, "-o", dark.path, "--set", "exposure=-1.5",
+    ])
+    #expect(made.exitCode == 0, "\(made.stderr)")
+    try Data("not a jpeg".utf8).write(to: input.appendingPathComponent("broken.jpg"))
+    try Data("notes".utf8).write(to: input.appendingPathComponent("notes.txt"))
+    let before = try [good, dark].map { try Data(contentsOf: $0) }
+
+    let output = dir.appendingPathComponent("out")
+    let configs = dir.appendingPathComponent("edits")
+    let r = try CLIRunner.run([
+      "auto", input.path, "-o", output.path, "--save-config", configs.path,
+    ])
+    #expect(r.exitCode == 65, "\(r.stderr)")
+    #expect(r.stderr.contains("retouch auto: broken.jpg"), "\(r.stderr)")
+    #expect(r.stdout.contains("good.jpg: already good, left as it is"), "\(r.stdout)")
+    #expect(r.stdout.contains("3 photos: 1 edited, 1 already good, 1 failed"), "\(r.stdout)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: output.path) == ["dark.png"])
+    let saved = try FileManager.default.contentsOfDirectory(atPath: configs.path).sorted()
+    #expect(saved == ["dark.png.json", "good.jpg.json"])
+    let edit = try #require(
+      try JSONSerialization.jsonObject(
+        with: Data(contentsOf: configs.appendingPathComponent("dark.png.json")))
+        as? [String: Any])
+    let exposure = ((edit["settings"] as? NSDictionary)?["exposure"] as? NSNumber)?.doubleValue
+    #expect((exposure ?? 0) >= 0.8, "\(edit)")
+    #expect(r.stdout.contains("dark.png: {"), "\(r.stdout)")
+    #expect(try [good, dark].map { try Data(contentsOf: $0) } == before)
+  }
+
+  /// Bad folder runs are refused before any photo is edited, or per photo when only that
+  /// photo is affected: the input folder as output, an unknown format, and two photos whose
+  /// outputs would share a name under `--format`.
+  @Test func folderRunsRefuseOverwritingAndNameClashes() throws {
+    let dir = try CLIRunner.temporaryDirectory()
+    let input = dir.appendingPathComponent("in")
+    try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+    let photo = SharedPhotos.url("s01")
+    try FileManager.default.copyItem(at: photo, to: input.appendingPathComponent("a.png"))
+    let converted = try CLIRunner.run([
+      "convert", photo.path, input.appendingPathComponent("a.jpg").path,
+    ])
+    #expect(converted.exitCode == 0, "\(converted.stderr)")
+
+    let same = try CLIRunner.run(["auto", input.path, "-o", input.path])
+    #expect(same.exitCode == 64)
+    #expect(same.stderr.contains("would replace the input"), "\(same.stderr)")
+    let gif = try CLIRunner.run([
+      "auto", input.path, "-o", dir.appendingPathComponent("gif").path, "--format", "gif",
+    ])
+    #expect(gif.exitCode == 64)
+    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("gif").path))
+
+    let output = dir.appendingPathComponent("out")
+    let clash = try CLIRunner.run([
+      "auto", input.path, "-o", output.path, "--format", "jpeg", "--always-write",
+    ])
+    #expect(clash.exitCode == 64, "\(clash.stderr)")
+    #expect(clash.stderr.contains("a.png: its output a.jpg is a.jpg's"), "\(clash.stderr)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: output.path) == ["a.jpg"])
+  }
+
   @Test func missingFileIsUnreadable() throws {
     let r = try CLIRunner.run(["auto", "/nonexistent/photo.jpg", "-o", temporary("x.jpg").path])
     #expect(r.exitCode == 66)
