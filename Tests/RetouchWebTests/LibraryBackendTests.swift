@@ -60,6 +60,30 @@ final class LibraryBackendTests {
     #expect(try await backend.editSessions().first?.settings["exposure"] == 0.5)
   }
 
+  /// Past the limit, opening a session closes the least recently used one without unsaved
+  /// changes; one with unsaved changes stays open however old, and a used one counts as recent.
+  @Test func openSessionsAreBoundedWithoutLosingUnsavedEdits() async throws {
+    var options = LibraryBackend.Options()
+    options.maxOpenSessions = 3
+    let backend = LibraryBackend(library: library, options: options)
+    let unsaved = try await backend.openSession(assetID: assetID).sessionID
+    _ = try await backend.preview(
+      session: unsaved, change: EditConfig(properties: [.exposure: 0.4]), commit: true,
+      view: .edited)
+    let oldest = try await backend.openSession(assetID: assetID).sessionID
+    let used = try await backend.openSession(assetID: assetID).sessionID
+    _ = try await backend.state(session: oldest)
+    _ = try await backend.state(session: used)
+    // Four open: `oldest` was used before `used`, so it is closed first.
+    let fourth = try await backend.openSession(assetID: assetID).sessionID
+    await #expect(throws: WebError.self) { try await backend.state(session: oldest) }
+    #expect(try await backend.state(session: unsaved).hasUnsavedChanges)
+    _ = try await backend.state(session: used)
+    let fifth = try await backend.openSession(assetID: assetID).sessionID
+    await #expect(throws: WebError.self) { try await backend.state(session: fourth) }
+    for open in [unsaved, used, fifth] { _ = try await backend.state(session: open) }
+  }
+
   @Test func revertBringsBackTheOriginalAsAnUndoStep() async throws {
     let session = try await backend.openSession(assetID: assetID).sessionID
     _ = try await commit(EditConfig(properties: [.contrast: 0.3]), in: session)

@@ -46,6 +46,12 @@ public actor LibraryBackend: WebBackend {
     /// The learning file: when set, each session's suggestions follow the records of similar
     /// photos and a save after suggestions adds a record (nil: no learning).
     public var learning: LearningStore? = nil
+    /// Most sessions kept open. Each holds its photo decoded at preview size and its renders,
+    /// and a page that goes without closing its session (a crashed tab, a killed browser)
+    /// would keep it for good: past this many, opening one closes the least recently used
+    /// session without unsaved changes (its page is told to open the photo again). Sessions
+    /// with unsaved changes are never closed for it.
+    public var maxOpenSessions = 16
 
     public init() {}
   }
@@ -68,11 +74,20 @@ public actor LibraryBackend: WebBackend {
     var editedJPEG: (revision: Int, jpeg: Data)?
     var originalJPEG: Data?
     var looks: (revision: Int, jpegs: [String: Data]) = (-1, [:])
+    /// When the session was last asked for anything (``LibraryBackend/useClock``).
+    var lastUse: UInt64 = 0
+
+    /// Whether its edit differs from the one last saved (the last action's kind aside).
+    var hasUnsavedChanges: Bool {
+      controller.history.current.with(actionType: .some(nil)) != saved.with(actionType: .some(nil))
+    }
   }
 
   private let library: PhotoLibrary
   private let options: Options
   private var sessions: [String: Session] = [:]
+  /// Counts session look-ups, to tell which session was used least recently.
+  private var useClock: UInt64 = 0
 
   /// A backend on `library`.
   public init(library: PhotoLibrary, options: Options = Options()) {
@@ -141,6 +156,7 @@ public actor LibraryBackend: WebBackend {
     let opened = try await Self.open(asset, in: library, options: options)
     let id = AccessGuard.randomHex(bytes: 12)
     sessions[id] = opened
+    closeLeastRecentlyUsed(keeping: id)
     return try state(of: id)
   }
 
@@ -375,10 +391,24 @@ public actor LibraryBackend: WebBackend {
   }
 
   private func lookUpSession(_ id: String) throws(WebError) -> Session {
-    guard let s = sessions[id] else {
+    guard var s = sessions[id] else {
       throw WebError(.notFound, source: id, detail: "no such editing session; open the photo again.")
     }
+    useClock += 1
+    s.lastUse = useClock
+    sessions[id] = s
     return s
+  }
+
+  /// Closes the least recently used sessions without unsaved changes, other than `id`, while
+  /// more than ``Options/maxOpenSessions`` are open.
+  private func closeLeastRecentlyUsed(keeping id: String) {
+    let closable = sessions.filter { $0.key != id && !$0.value.hasUnsavedChanges }
+      .sorted { $0.value.lastUse < $1.value.lastUse }
+    for (key, session) in closable.prefix(max(0, sessions.count - options.maxOpenSessions)) {
+      sessions[key] = nil
+      session.controller.destroy()
+    }
   }
 
   /// Counts one committed change of a session's edit.
@@ -395,7 +425,7 @@ public actor LibraryBackend: WebBackend {
     return SessionState(
       sessionID: id, assetID: String(s.assetID.rawValue), name: s.name, width: size.width, height: size.height,
       config: history.current, canUndo: history.canUndo, canRedo: history.canRedo,
-      hasUnsavedChanges: history.current.with(actionType: .some(nil)) != s.saved.with(actionType: .some(nil)),
+      hasUnsavedChanges: s.hasUnsavedChanges,
       revision: s.revision)
   }
 
