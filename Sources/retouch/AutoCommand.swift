@@ -54,7 +54,8 @@ enum AutoCommand: Subcommand {
   /// it may not use.
   struct Settings {
     var encodeOptions = EncodeOptions()
-    var format: String?
+    /// `--format`, when given (else each output's extension says).
+    var format: ImageFormat?
     var disabled: Set<String> = []
     var alwaysWrite = false
   }
@@ -66,7 +67,9 @@ enum AutoCommand: Subcommand {
     var settings = Settings()
     settings.encodeOptions.quality = try arguments.int("quality", in: 1...100) ?? 90
     settings.disabled = try SuggestCommand.disabledLooks(arguments)
-    settings.format = arguments.value("format")
+    if let name = arguments.value("format") {
+      settings.format = try ConvertCommand.outputFormat(name, for: input)
+    }
     settings.alwaysWrite = arguments.flag("always-write")
     if output == nil, settings.alwaysWrite {
       throw CLIError.usage("'--always-write' needs an output: -o OUT.")
@@ -74,9 +77,9 @@ enum AutoCommand: Subcommand {
     if let folder = try PhotoFolder.at(input) {
       return try edit(folder, to: output, configs: configPath, settings: settings)
     }
-    var format = ImageFormat.jpeg
+    var format = settings.format ?? .jpeg
     if let output {
-      format = try ConvertCommand.outputFormat(settings.format, for: output)
+      if settings.format == nil { format = try ConvertCommand.outputFormat(nil, for: output) }
       try ConvertCommand.refuseOverwriting(input, with: output)
     }
     let config = try edit(
@@ -92,9 +95,6 @@ enum AutoCommand: Subcommand {
   static func edit(
     _ folder: PhotoFolder, to output: URL?, configs: URL?, settings: Settings
   ) throws(CLIError) -> Int32 {
-    // Checked once, before any folder is made or photo edited.
-    var named: ImageFormat?
-    if let name = settings.format { named = try ConvertCommand.outputFormat(name, for: folder.url) }
     if let output { try folder.makeOutputFolder(output) }
     if let configs { try folder.makeOutputFolder(configs) }
     var edited = 0
@@ -106,7 +106,7 @@ enum AutoCommand: Subcommand {
       if let output {
         var url = output.appendingPathComponent(name)
         let format: ImageFormat
-        if let named {
+        if let named = settings.format {
           url = url.deletingPathExtension().appendingPathExtension(named.fileExtension)
           format = named
         } else {
