@@ -76,7 +76,10 @@ def server(tmp_path):
 def browser():
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        # Playwright turns the back-forward cache off by default; users' browsers have it on,
+        # and a page restored from it must still work.
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"],
+                              ignore_default_args=["--disable-back-forward-cache"])
         yield b
         b.close()
 

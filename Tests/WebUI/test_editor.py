@@ -279,3 +279,41 @@ def test_heic_export_and_delete_restore(server, page):
     page.uncheck("#show-deleted")
     page.wait_for_selector("#grid li:not(.deleted)")
     shot(page, "10-restored")
+
+
+def test_editor_restored_from_history_opens_the_photo_again(server, page):
+    """Leaving the editor closes its session; the browser's Back button restores the page from
+    its back-forward cache as it was left, so the page must open the photo again rather than
+    edit a session that no longer exists. The library restored the same way lists the edits
+    saved since it was left."""
+    page.goto(server.url)
+    page.wait_for_selector("body[data-ready=true]")
+    page.set_input_files("#file-input", [str(shared_photo("d12"))])
+    page.wait_for_selector("#grid li")
+    assert page.locator("#sessions li").count() == 0
+    page.evaluate("window.leftAt = 'library'")
+    page.locator("#grid li a").first.click()
+    page.wait_for_selector("body[data-ready=true]")
+    page.click('[data-look="noir"]')
+    wait_until(page, "window.retouchState().config.look && window.retouchState().config.look.look === 'noir'")
+    page.click("#save")
+    wait_until(page, "!window.retouchState().hasUnsavedChanges")
+    first = state(page)["sessionID"]
+    page.click("#back")
+    page.wait_for_selector("body.library-page[data-ready=true]")
+    # A page restored from the cache fires no load event.
+    page.go_back(wait_until="commit")
+    page.wait_for_selector("body[data-ready=true]")
+    wait_until(page, "window.retouchState() && window.retouchState().sessionID !== " + repr(first))
+    # Reloaded because it came back from the cache (without the cache it would be a fresh load).
+    assert page.evaluate("performance.getEntriesByType('navigation')[0].type") == "reload"
+    assert state(page)["config"]["look"]["look"] == "noir"  # the saved edit, reopened
+    before = state(page)
+    page.click('[data-look="none"]')
+    wait_revision_above(page, before["revision"])
+    assert not state(page)["config"].get("look")
+    # Back once more, to the library as it was before the photo was edited: it lists the save.
+    page.go_back(wait_until="commit")
+    page.wait_for_selector("body.library-page[data-ready=true]")
+    assert page.evaluate("window.leftAt") == "library"  # the very page, from the cache
+    page.wait_for_selector("#sessions li")

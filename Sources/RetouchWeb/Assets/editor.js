@@ -426,6 +426,11 @@ function wire() {
   window.addEventListener('pagehide', () => {
     if (sid) fetch(api(''), { method: 'DELETE', keepalive: true, credentials: 'same-origin' }).catch(() => {});
   });
+  // Back to this page from the browser's history: the page comes back as it was left, but its
+  // session was closed on the way out, so open the photo again (with what was saved).
+  window.addEventListener('pageshow', (e) => {
+    if (e.persisted) window.location.reload();
+  });
 }
 
 async function main() {

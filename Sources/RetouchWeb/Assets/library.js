@@ -127,4 +127,9 @@ $('import-button').addEventListener('click', () => $('file-input').click());
 $('file-input').addEventListener('change', (e) => { importFiles(e.target.files); e.target.value = ''; });
 $('show-deleted').addEventListener('change', () => refresh().catch((e) => announce(e.message, true)));
 setUpDrop();
+// Back here from the browser's history: the page comes back as it was left; list what changed
+// since (edits saved, photos imported elsewhere).
+window.addEventListener('pageshow', (e) => {
+  if (e.persisted) refresh().catch((err) => announce(err.message, true));
+});
 refresh().then(() => { document.body.dataset.ready = 'true'; }).catch((e) => announce(`${t('error')}: ${e.message}`, true));
