@@ -58,6 +58,12 @@ enum AutoCommand: Subcommand {
     var format: ImageFormat?
     var disabled: Set<String> = []
     var alwaysWrite = false
+
+    /// The format to write `url` in: `--format`, else the one its extension names.
+    func format(for url: URL) throws(CLIError) -> ImageFormat {
+      if let format { return format }
+      return try ConvertCommand.outputFormat(nil, for: url)
+    }
   }
 
   static func run(_ arguments: ParsedArguments) throws(CLIError) -> Int32 {
@@ -77,13 +83,12 @@ enum AutoCommand: Subcommand {
     if let folder = try PhotoFolder.at(input) {
       return try edit(folder, to: output, configs: configPath, settings: settings)
     }
-    var format = settings.format ?? .jpeg
+    var target: (URL, ImageFormat)?
     if let output {
-      if settings.format == nil { format = try ConvertCommand.outputFormat(nil, for: output) }
       try ConvertCommand.refuseOverwriting(input, with: output)
+      target = (output, try settings.format(for: output))
     }
-    let config = try edit(
-      input, to: output.map { ($0, format) }, config: configPath, settings: settings)
+    let config = try edit(input, to: target, config: configPath, settings: settings)
     if output == nil, let config {
       Terminal.out(String(decoding: config.jsonData(pretty: true), as: UTF8.self))
     }
@@ -105,12 +110,8 @@ enum AutoCommand: Subcommand {
       var target: (URL, ImageFormat)?
       if let output {
         var url = output.appendingPathComponent(name)
-        let format: ImageFormat
         if let named = settings.format {
           url = url.deletingPathExtension().appendingPathExtension(named.fileExtension)
-          format = named
-        } else {
-          format = try ConvertCommand.outputFormat(nil, for: url)
         }
         // Under --format, two photos of one name in different formats would share an output.
         let taken = url.lastPathComponent
@@ -118,7 +119,7 @@ enum AutoCommand: Subcommand {
           throw CLIError.usage("\(name): its output \(taken) is \(first)'s; not written.")
         }
         written[taken] = name
-        target = (url, format)
+        target = (url, try settings.format(for: url))
       }
       let config = try edit(
         photo, to: target, config: configs?.appendingPathComponent(name + ".json"),
