@@ -229,8 +229,10 @@ RT_AVX512 __attribute__((always_inline)) static inline void apply(
       __m512 s0 = _mm512_mul_ps(_mm512_maskz_loadu_ps((__mmask16)low_lanes32(m), gainRoot), c32768);
       __m512 s1 = _mm512_mul_ps(
           _mm512_maskz_loadu_ps((__mmask16)(low_lanes32(m) >> 16), gainRoot + 16), c32768);
-      __mmask16 ok0 = _mm512_cmp_ps_mask(s0, c65535, _CMP_LT_OQ);
-      __mmask16 ok1 = _mm512_cmp_ps_mask(s1, c65535, _CMP_LT_OQ);
+      // Only lanes of the row: the gains after its end may be unmapped memory.
+      __mmask16 ok0 = _mm512_mask_cmp_ps_mask((__mmask16)low_lanes32(m), s0, c65535, _CMP_LT_OQ);
+      __mmask16 ok1 =
+          _mm512_mask_cmp_ps_mask((__mmask16)(low_lanes32(m) >> 16), s1, c65535, _CMP_LT_OQ);
       __m512i a = _mm512_inserti64x4(
           _mm512_castsi256_si512(_mm512_cvtepi32_epi16(_mm512_maskz_cvtps_epi32(ok0, s0))),
           _mm512_cvtepi32_epi16(_mm512_maskz_cvtps_epi32(ok1, s1)), 1);

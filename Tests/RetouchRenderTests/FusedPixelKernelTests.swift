@@ -228,6 +228,32 @@ struct FusedPixelKernelTests {
     #expect(v != bytes, "the table changes the image")
   }
 
+  /// The kernels read 32 pixels' worth of every input at a time: with each input ending right
+  /// before memory that is not mapped (as a row's gains can, at the end of an allocation), a
+  /// read past the row's end stops the process instead of passing unnoticed.
+  @Test(arguments: 0..<4, [false, true])
+  func readsNothingPastTheEndOfItsInputs(variant: Int, vectorKernel: Bool) throws {
+    let (useGains, useVignette) = Self.cases[variant]
+    let lut = ColorLUT3D(ColorToneTransform(colourEdit, colorSpace: .sRGB))
+    var rng = SeededRandom(seed: 7)
+    for count in Array(1...70) + [4099] {
+      let row = FusedRow(count: count, rng: &rng)
+      let want = row.rendered(
+        lut, gains: useGains, vignette: useVignette, vectorKernel: vectorKernel)
+      let pixels = try PageEndBuffer(row.pixels), out = try PageEndBuffer(row.pixels)
+      let gains = try PageEndBuffer(row.gains), gainRoots = try PageEndBuffer(row.gainRoots)
+      let vignette = try PageEndBuffer(row.vignette)
+      let vignetteRoots = try PageEndBuffer(row.vignetteRoots)
+      lut.apply8Fused(
+        out.start, count: count, channels: 3,
+        gains: useGains ? FusedFactors(linear: gains.start, root: gainRoots.start) : nil,
+        vignette: useVignette
+          ? FusedFactors(linear: vignette.start, root: vignetteRoots.start) : nil,
+        source: pixels.start, vectorKernel: vectorKernel)
+      #expect(out.contents == want, "\(count) pixels")
+    }
+  }
+
   @Test func staysWithinTheRowItIsGiven() {
     // The vector kernel reads and writes 16 pixels at a time: a short row in the middle of a
     // buffer must leave its neighbours alone.
@@ -247,4 +273,39 @@ struct FusedPixelKernelTests {
     #expect(buffer[0..<60].allSatisfy { $0 == 77 } && buffer[75...].allSatisfy { $0 == 77 })
     #expect(buffer[60..<75].allSatisfy { $0 != 77 })
   }
+}
+
+/// A copy of some values that ends where a page that is not mapped begins, so that reading
+/// past the last value faults.
+private final class PageEndBuffer<Element: BitwiseCopyable> {
+  private let mapping: UnsafeMutableRawPointer
+  private let mappedBytes: Int
+  private let count: Int
+  /// The first value.
+  let start: UnsafeMutablePointer<Element>
+
+  struct MappingFailed: Error { let errno: Int32 }
+
+  init(_ values: [Element]) throws {
+    let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+    let bytes = values.count * MemoryLayout<Element>.stride
+    let dataPages = (bytes + page - 1) / page
+    mappedBytes = (dataPages + 1) * page
+    guard
+      let p = mmap(nil, mappedBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+      p != MAP_FAILED
+    else { throw MappingFailed(errno: errno) }
+    mapping = p
+    guard mprotect(p + dataPages * page, page, PROT_NONE) == 0 else {
+      munmap(p, mappedBytes)
+      throw MappingFailed(errno: errno)
+    }
+    count = values.count
+    start = (p + dataPages * page - bytes).bindMemory(to: Element.self, capacity: count)
+    start.initialize(from: values, count: count)
+  }
+
+  var contents: [Element] { Array(UnsafeBufferPointer(start: start, count: count)) }
+
+  deinit { munmap(mapping, mappedBytes) }
 }
