@@ -160,8 +160,9 @@ func solid(_ value: [Int], format: PixelFormat, width: Int = 8, height: Int = 5)
     #expect(out.colorSpace == .displayP3)
     #expect(out.pixel(x: 0, y: 0) != [60, 200, 80])
     // Same answer as our synthetic Adobe-like profile, within lcms rounding.
+    let adobeLike = try #require(Self.adobeLike)
     let synthetic = ColorConversion.toWorkingSpace(
-      image, profile: try #require(Self.adobeLike), nclx: nil, warnings: &warnings)
+      image, profile: adobeLike, nclx: nil, warnings: &warnings)
     #expect(zip(out.pixel(x: 0, y: 0), synthetic.pixel(x: 0, y: 0)).allSatisfy { abs($0 - $1) <= 2 })
   }
 

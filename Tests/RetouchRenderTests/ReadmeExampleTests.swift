@@ -16,8 +16,8 @@ struct ReadmeExampleTests {
     try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: out) }
     let previous = FileManager.default.currentDirectoryPath
-    FileManager.default.changeCurrentDirectoryPath(root.path)
-    defer { FileManager.default.changeCurrentDirectoryPath(previous) }
+    try #require(FileManager.default.changeCurrentDirectoryPath(root.path))
+    defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
 
     // --- begin README example (paths as in the README; output moved to a temporary folder) ---
     // Decode any JPEG, PNG or HEIC: upright, colour-managed, with its metadata.

@@ -90,7 +90,7 @@ import Testing
     let mask = VignetteMask(amount: amount, width: width, height: height)
     var row = [Float](repeating: 0, count: width)
     for y in 0..<height {
-      row.withUnsafeMutableBufferPointer { mask.fillRow(y: y, into: $0.baseAddress!) }
+      row.withUnsafeMutableBufferPointer { _ = mask.fillRow(y: y, into: $0.baseAddress!) }
       let ones = row.indices.filter { row[$0] == 1 }
       let range = mask.unitRange(y: y)
       #expect(Array(range ?? 0..<0) == ones, "row \(y)")
