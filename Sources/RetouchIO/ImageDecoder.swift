@@ -25,7 +25,9 @@ public struct ImageDecoder: Sendable {
   /// Decodes an encoded photo held in memory.
   ///
   /// - Throws: ``ImageDecodingError``.
-  public func decode(_ data: Data, source: String = "<memory>") throws(ImageDecodingError) -> DecodedImage {
+  public func decode(_ data: Data, source: String = "<memory>") throws(ImageDecodingError)
+    -> DecodedImage
+  {
     let format = try Self.format(of: data, source: source)
     var raw: RawDecode
     switch format {
@@ -35,7 +37,8 @@ public struct ImageDecoder: Sendable {
     default:
       throw ImageDecodingError(
         .unsupportedFormat, source: source,
-        detail: "\(format) files are recognised but not decoded; convert to JPEG, PNG or HEIC first.")
+        detail:
+          "\(format) files are recognised but not decoded; convert to JPEG, PNG or HEIC first.")
     }
     return finish(raw, format: format, source: source)
   }
@@ -43,7 +46,9 @@ public struct ImageDecoder: Sendable {
   /// Reads only the container and its metadata, without decoding pixels (fast; for `info`).
   ///
   /// - Throws: ``ImageDecodingError``.
-  public func readMetadata(_ data: Data, source: String = "<memory>") throws(ImageDecodingError) -> (format: ImageFormat, metadata: PhotoMetadata, warnings: [String]) {
+  public func readMetadata(_ data: Data, source: String = "<memory>") throws(ImageDecodingError)
+    -> (format: ImageFormat, metadata: PhotoMetadata, warnings: [String])
+  {
     let format = try Self.format(of: data, source: source)
     let header: (storedSize: PixelSize, blocks: MetadataBlocks, orientationApplied: Bool)
     switch format {
@@ -56,7 +61,8 @@ public struct ImageDecoder: Sendable {
         detail: "\(format) files are recognised but not read; convert to JPEG, PNG or HEIC first.")
     }
     var warnings: [String] = []
-    let metadata = PhotoMetadata(parsing: header.blocks, storedSize: header.storedSize, warnings: &warnings)
+    let metadata = PhotoMetadata(
+      parsing: header.blocks, storedSize: header.storedSize, warnings: &warnings)
     return (format, metadata, warnings)
   }
 
@@ -64,7 +70,8 @@ public struct ImageDecoder: Sendable {
     var warnings = raw.warnings
     // The metadata stays the file's own (stored size, declared orientation); the pixels are
     // upright. HEIF codecs apply `irot`/`imir` themselves, which the EXIF orientation mirrors.
-    let metadata = PhotoMetadata(parsing: raw.blocks, storedSize: raw.storedSize, warnings: &warnings)
+    let metadata = PhotoMetadata(
+      parsing: raw.blocks, storedSize: raw.storedSize, warnings: &warnings)
     var image = raw.image
     if !raw.orientationApplied && options.appliesOrientation {
       image = image.applyingOrientation(metadata.orientation)
@@ -85,7 +92,9 @@ public struct ImageDecoder: Sendable {
     guard let format = ImageFormat.sniff(data) else {
       throw ImageDecodingError(
         .unsupportedFormat, source: source,
-        detail: "not a JPEG, PNG or HEIC image: file starts with \(ImageFormat.leadingHex(data, count: 8)).")
+        detail:
+          "not a JPEG, PNG or HEIC image: file starts with \(ImageFormat.leadingHex(data, count: 8))."
+      )
     }
     return format
   }
@@ -100,7 +109,8 @@ public struct ImageDecoder: Sendable {
     do {
       attributes = try FileManager.default.attributesOfItem(atPath: url.path)
     } catch {
-      throw ImageDecodingError(.unreadable, source: name, detail: "no such file, or it cannot be read.")
+      throw ImageDecodingError(
+        .unreadable, source: name, detail: "no such file, or it cannot be read.")
     }
     if let type = attributes[.type] as? FileAttributeType, type == .typeSymbolicLink {
       // Still a link after resolving: it points to nothing (or round in a loop).
@@ -108,16 +118,19 @@ public struct ImageDecoder: Sendable {
         .unreadable, source: name, detail: "a symbolic link to no file.")
     }
     if let type = attributes[.type] as? FileAttributeType, type != .typeRegular {
-      throw ImageDecodingError(.unreadable, source: name, detail: "not a regular file (\(type.rawValue)).")
+      throw ImageDecodingError(
+        .unreadable, source: name, detail: "not a regular file (\(type.rawValue)).")
     }
     if let size = (attributes[.size] as? NSNumber)?.int64Value, size > maxFileBytes {
       throw ImageDecodingError(
-        .tooLarge, source: name, detail: "the file is \(size) bytes, above the \(maxFileBytes)-byte limit.")
+        .tooLarge, source: name,
+        detail: "the file is \(size) bytes, above the \(maxFileBytes)-byte limit.")
     }
     do {
       return try Data(contentsOf: url, options: [.mappedIfSafe])
     } catch {
-      let reason = (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+      let reason =
+        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
       throw ImageDecodingError(.unreadable, source: name, detail: "\(reason)")
     }
   }

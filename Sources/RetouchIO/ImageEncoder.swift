@@ -45,7 +45,8 @@ public struct ImageEncoder: Sendable {
     _ image: Image, as format: ImageFormat, metadata: PhotoMetadata? = nil
   ) throws(ImageEncodingError) -> Data {
     guard (1...100).contains(options.quality) else {
-      throw ImageEncodingError(.invalidParameter, detail: "quality \(options.quality) is outside 1...100.")
+      throw ImageEncodingError(
+        .invalidParameter, detail: "quality \(options.quality) is outside 1...100.")
     }
     let blocks = ExportMetadata.blocks(for: image, from: metadata, software: options.software)
     switch format {
@@ -53,7 +54,8 @@ public struct ImageEncoder: Sendable {
     case .png: return try PNGCodec.encode(image, options: options, blocks: blocks)
     case .heif: return try HEIFCodec.encode(image, options: options, blocks: blocks)
     default:
-      throw ImageEncodingError(.unsupportedFormat, detail: "\(format) output is not supported; use jpeg, png or heic.")
+      throw ImageEncodingError(
+        .unsupportedFormat, detail: "\(format) output is not supported; use jpeg, png or heic.")
     }
   }
 
@@ -73,7 +75,9 @@ public struct ImageEncoder: Sendable {
     do {
       try data.write(to: url, options: [.atomic])
     } catch {
-      throw ImageEncodingError(.unwritable, destination: url.lastPathComponent, detail: (error as NSError).localizedDescription)
+      throw ImageEncodingError(
+        .unwritable, destination: url.lastPathComponent,
+        detail: (error as NSError).localizedDescription)
     }
   }
 }

@@ -12,7 +12,9 @@ public struct AssetID: Hashable, Sendable, Codable, Comparable, CustomStringConv
   public init(_ rawValue: Int64) { self.rawValue = rawValue }
   public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
   public var description: String { String(rawValue) }
-  public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(Int64.self) }
+  public init(from decoder: any Decoder) throws {
+    rawValue = try decoder.singleValueContainer().decode(Int64.self)
+  }
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.singleValueContainer()
     try c.encode(rawValue)
@@ -136,8 +138,10 @@ public struct AssetQuery: Sendable, Hashable {
   public var offset = 0
 
   public init(
-    sort: Sort = .captureDate, ascending: Bool = false, edits: EditFilter = .any, camera: String? = nil,
-    captureDates: ClosedRange<Date>? = nil, deletion: Deletion = .live, limit: Int? = nil, offset: Int = 0
+    sort: Sort = .captureDate, ascending: Bool = false, edits: EditFilter = .any,
+    camera: String? = nil,
+    captureDates: ClosedRange<Date>? = nil, deletion: Deletion = .live, limit: Int? = nil,
+    offset: Int = 0
   ) {
     self.sort = sort
     self.ascending = ascending

@@ -43,38 +43,38 @@ enum LibrarySchema {
     // `edits` becomes `revisions` (reverts are history too; render hashes for the checker; the
     // edit session's EditConfig), and indexes for the sorted listings.
     1: """
-      ALTER TABLE assets ADD COLUMN latitude REAL;
-      ALTER TABLE assets ADD COLUMN longitude REAL;
-      ALTER TABLE assets ADD COLUMN altitude REAL;
-      ALTER TABLE assets ADD COLUMN deleted_date REAL;
-      ALTER TABLE assets ADD COLUMN current_revision_id INTEGER REFERENCES revisions(id);
-      CREATE TABLE revisions(
-        id INTEGER PRIMARY KEY,
-        asset_id INTEGER NOT NULL REFERENCES assets(id) ON DELETE CASCADE,
-        created_date REAL NOT NULL,
-        kind TEXT NOT NULL CHECK (kind IN ('edit', 'revert')),
-        render_name TEXT UNIQUE,
-        render_hash TEXT,
-        format_identifier TEXT,
-        format_version TEXT,
-        adjustment_data BLOB,
-        look TEXT,
-        edit_config TEXT,
-        CHECK ((kind = 'edit') = (render_name IS NOT NULL AND adjustment_data IS NOT NULL)));
-      INSERT INTO revisions(
-        id, asset_id, created_date, kind, render_name, format_identifier, format_version,
-        adjustment_data)
-        SELECT id, asset_id, created_date, 'edit', render_name, format_identifier, format_version,
-          adjustment_data FROM edits;
-      DROP TABLE edits;
-      UPDATE assets SET current_revision_id =
-        (SELECT max(id) FROM revisions WHERE revisions.asset_id = assets.id);
-      CREATE INDEX revisions_by_asset ON revisions(asset_id, id);
-      CREATE INDEX revisions_sessions ON revisions(created_date) WHERE edit_config IS NOT NULL;
-      CREATE INDEX assets_by_capture ON assets(coalesce(capture_date, import_date), id);
-      CREATE INDEX assets_by_import ON assets(import_date, id);
-      PRAGMA user_version = 2;
-      """
+    ALTER TABLE assets ADD COLUMN latitude REAL;
+    ALTER TABLE assets ADD COLUMN longitude REAL;
+    ALTER TABLE assets ADD COLUMN altitude REAL;
+    ALTER TABLE assets ADD COLUMN deleted_date REAL;
+    ALTER TABLE assets ADD COLUMN current_revision_id INTEGER REFERENCES revisions(id);
+    CREATE TABLE revisions(
+      id INTEGER PRIMARY KEY,
+      asset_id INTEGER NOT NULL REFERENCES assets(id) ON DELETE CASCADE,
+      created_date REAL NOT NULL,
+      kind TEXT NOT NULL CHECK (kind IN ('edit', 'revert')),
+      render_name TEXT UNIQUE,
+      render_hash TEXT,
+      format_identifier TEXT,
+      format_version TEXT,
+      adjustment_data BLOB,
+      look TEXT,
+      edit_config TEXT,
+      CHECK ((kind = 'edit') = (render_name IS NOT NULL AND adjustment_data IS NOT NULL)));
+    INSERT INTO revisions(
+      id, asset_id, created_date, kind, render_name, format_identifier, format_version,
+      adjustment_data)
+      SELECT id, asset_id, created_date, 'edit', render_name, format_identifier, format_version,
+        adjustment_data FROM edits;
+    DROP TABLE edits;
+    UPDATE assets SET current_revision_id =
+      (SELECT max(id) FROM revisions WHERE revisions.asset_id = assets.id);
+    CREATE INDEX revisions_by_asset ON revisions(asset_id, id);
+    CREATE INDEX revisions_sessions ON revisions(created_date) WHERE edit_config IS NOT NULL;
+    CREATE INDEX assets_by_capture ON assets(coalesce(capture_date, import_date), id);
+    CREATE INDEX assets_by_import ON assets(import_date, id);
+    PRAGMA user_version = 2;
+    """
   ]
 
   /// Brings the database to ``currentVersion``, one migration per transaction.
@@ -86,7 +86,9 @@ enum LibrarySchema {
     if version > currentVersion {
       throw LibraryError(
         .newerSchema, source: source,
-        detail: "the library is at schema version \(version); this Retouch reads up to \(currentVersion).")
+        detail:
+          "the library is at schema version \(version); this Retouch reads up to \(currentVersion)."
+      )
     }
     while version < currentVersion {
       let start = version
@@ -99,16 +101,21 @@ enum LibrarySchema {
         } else if let sql = migrations[start] {
           try db.execute(sql)
         } else {
-          throw LibraryError(.database, source: source, detail: "no migration from schema version \(start).")
+          throw LibraryError(
+            .database, source: source, detail: "no migration from schema version \(start).")
         }
       }
       version = Int(try db.scalarInt("PRAGMA user_version") ?? 0)
       if version <= start {
-        throw LibraryError(.database, source: source, detail: "migration from schema version \(start) did not advance.")
+        throw LibraryError(
+          .database, source: source,
+          detail: "migration from schema version \(start) did not advance.")
       }
     }
     if let violation = try db.query("PRAGMA foreign_key_check", row: { $0.string(0) }).first {
-      throw LibraryError(.integrity, source: source, detail: "foreign key violation in table \(violation) after migration.")
+      throw LibraryError(
+        .integrity, source: source,
+        detail: "foreign key violation in table \(violation) after migration.")
     }
   }
 }

@@ -15,7 +15,8 @@ extension PhotoLibrary {
   static func revision(from s: SQLiteStatement) -> AssetRevision {
     var adjustment: AdjustmentData?
     if let identifier = s.optionalString(5), let data = s.optionalData(7) {
-      adjustment = AdjustmentData(formatIdentifier: identifier, formatVersion: s.string(6), data: data)
+      adjustment = AdjustmentData(
+        formatIdentifier: identifier, formatVersion: s.string(6), data: data)
     }
     // A stored config that no longer parses (written by a newer Retouch) is left out, not fatal.
     let config = s.optionalString(8).flatMap { try? EditConfig(json: Data($0.utf8)) }
@@ -32,7 +33,8 @@ extension PhotoLibrary {
     try withDatabase { db throws(LibraryError) in
       _ = try Self.asset(id, in: db, source: source)
       return try db.query(
-        "SELECT \(Self.revisionColumns) FROM revisions WHERE asset_id = ? ORDER BY id DESC", [id.rawValue],
+        "SELECT \(Self.revisionColumns) FROM revisions WHERE asset_id = ? ORDER BY id DESC",
+        [id.rawValue],
         row: { Self.revision(from: $0) })
     }
   }
@@ -45,7 +47,8 @@ extension PhotoLibrary {
       let asset = try Self.asset(id, in: db, source: source)
       guard let current = asset.currentRevisionID else { return nil }
       return try db.query(
-        "SELECT \(Self.revisionColumns) FROM revisions WHERE id = ?", [current], row: { Self.revision(from: $0) }
+        "SELECT \(Self.revisionColumns) FROM revisions WHERE id = ?", [current],
+        row: { Self.revision(from: $0) }
       ).first
     }
   }
@@ -72,8 +75,11 @@ extension PhotoLibrary {
   ///
   /// - Parameter asset: only this photo's sessions; nil for every photo's.
   /// - Throws: ``LibraryError`` `.database`.
-  public func editSessions(of asset: AssetID? = nil, limit: Int? = nil) throws(LibraryError) -> [EditSession] {
-    var sql = "SELECT id, asset_id, created_date, edit_config FROM revisions WHERE edit_config IS NOT NULL"
+  public func editSessions(of asset: AssetID? = nil, limit: Int? = nil) throws(LibraryError)
+    -> [EditSession]
+  {
+    var sql =
+      "SELECT id, asset_id, created_date, edit_config FROM revisions WHERE edit_config IS NOT NULL"
     var values: [any SQLiteBindable] = []
     if let asset {
       sql += " AND asset_id = ?"
@@ -88,7 +94,8 @@ extension PhotoLibrary {
     return rows.compactMap { row in
       guard let config = try? EditConfig(json: Data(row.3.utf8)) else { return nil }
       return EditSession(
-        id: row.0, assetID: AssetID(row.1), date: Date(timeIntervalSince1970: row.2), config: config)
+        id: row.0, assetID: AssetID(row.1), date: Date(timeIntervalSince1970: row.2), config: config
+      )
     }
   }
 
@@ -111,7 +118,9 @@ extension PhotoLibrary {
   ) throws(LibraryError) -> ContentEditingInput {
     let asset = try asset(id)
     guard !asset.isDeleted else {
-      throw LibraryError(.invalidChange, source: "photo \(id)", detail: "it is in Recently Deleted; restore it first.")
+      throw LibraryError(
+        .invalidChange, source: "photo \(id)",
+        detail: "it is in Recently Deleted; restore it first.")
     }
     let original = originalURL(for: asset)
     let current = try currentRevision(of: id)
@@ -119,7 +128,9 @@ extension PhotoLibrary {
     let metadata: PhotoMetadata
     var display: Image?
     do {
-      metadata = try ImageDecoder().readMetadata(try ImageDecoder.readFile(original), source: asset.originalFilename).metadata
+      metadata = try ImageDecoder().readMetadata(
+        try ImageDecoder.readFile(original), source: asset.originalFilename
+      ).metadata
       if let size = displayMaxDimension {
         var options = DecodeOptions()
         options.minimumLongEdge = max(1, size)
@@ -130,7 +141,8 @@ extension PhotoLibrary {
       throw LibraryError(.badPhoto, source: asset.originalFilename, detail: error.description)
     }
     return ContentEditingInput(
-      original: .file(original), orientation: asset.orientation, metadata: metadata, displaySizeImage: display,
+      original: .file(original), orientation: asset.orientation, metadata: metadata,
+      displaySizeImage: display,
       adjustmentData: current?.adjustmentData, renderedPhoto: render.map { .file($0) })
   }
 }

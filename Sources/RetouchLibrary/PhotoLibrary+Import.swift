@@ -35,7 +35,9 @@ public struct ImportResult: Sendable {
 
 extension PhotoLibrary {
   /// The file extensions a folder import picks up (files given by name are always tried).
-  public static let importableExtensions: Set<String> = ["jpg", "jpeg", "jpe", "png", "heic", "heif", "hif"]
+  public static let importableExtensions: Set<String> = [
+    "jpg", "jpeg", "jpe", "png", "heic", "heif", "hif",
+  ]
 
   /// How many files one import transaction takes: the write lock is held while their originals
   /// are copied and synced, so other writers wait at most about this many file copies.
@@ -84,7 +86,9 @@ extension PhotoLibrary {
     var files: [URL] = []
     for source in sources {
       var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: source.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+      guard FileManager.default.fileExists(atPath: source.path, isDirectory: &isDirectory),
+        isDirectory.boolValue
+      else {
         files.append(source)  // a missing file is reported as a failure by `parse`
         continue
       }
@@ -123,30 +127,40 @@ extension PhotoLibrary {
       let data = try ImageDecoder.readFile(file)
       let header = try ImageDecoder().readMetadata(data, source: file.lastPathComponent)
       guard [.jpeg, .png, .heif].contains(header.format) else {
-        return .failure("\(file.lastPathComponent): \(header.format) photos are not kept in a library; use JPEG, PNG or HEIC.")
+        return .failure(
+          "\(file.lastPathComponent): \(header.format) photos are not kept in a library; use JPEG, PNG or HEIC."
+        )
       }
       return .success(
-        ParsedPhoto(file: file, data: data, hash: SHA256.hexDigest(data), format: header.format, metadata: header.metadata))
+        ParsedPhoto(
+          file: file, data: data, hash: SHA256.hexDigest(data), format: header.format,
+          metadata: header.metadata))
     } catch {
       return .failure(error.description)
     }
   }
 
   /// Copies a chunk's originals into place and records them, in one transaction.
-  private func commitImport(_ photos: [ParsedPhoto], into result: inout ImportResult) throws(LibraryError) {
+  private func commitImport(_ photos: [ParsedPhoto], into result: inout ImportResult)
+    throws(LibraryError)
+  {
     let now = options.clock().timeIntervalSince1970
-    let outcome = try withDatabase { db throws(LibraryError) -> ([Asset], [ImportResult.Duplicate], [ImportResult.Failure]) in
+    let outcome = try withDatabase {
+      db throws(LibraryError) -> ([Asset], [ImportResult.Duplicate], [ImportResult.Failure]) in
       var written: [URL] = []
       do throws(LibraryError) {
         return try db.transaction { () throws(LibraryError) in
-          var imported: [Asset] = [], duplicates: [ImportResult.Duplicate] = [], failures: [ImportResult.Failure] = []
+          var imported: [Asset] = [], duplicates: [ImportResult.Duplicate] = [],
+            failures: [ImportResult.Failure] = []
           var directories = Set<URL>()
           // The index in `rows` of the copy of each content that goes in; a second copy of the
           // same content in this chunk is a duplicate of it.
           var firstIndex: [String: Int] = [:]
           var rows: [(photo: ParsedPhoto, copyOf: Int?)] = []
           for photo in photos {
-            if let existing = try db.scalarInt("SELECT id FROM assets WHERE original_hash = ?", [photo.hash]) {
+            if let existing = try db.scalarInt(
+              "SELECT id FROM assets WHERE original_hash = ?", [photo.hash])
+            {
               duplicates.append(.init(file: photo.file, existing: AssetID(existing)))
               continue
             }
@@ -175,7 +189,9 @@ extension PhotoLibrary {
           var ids: [AssetID?] = Array(repeating: nil, count: rows.count)
           for (i, row) in rows.enumerated() {
             if let first = row.copyOf {
-              if let id = ids[first] { duplicates.append(.init(file: row.photo.file, existing: id)) }
+              if let id = ids[first] {
+                duplicates.append(.init(file: row.photo.file, existing: id))
+              }
               continue
             }
             let asset = try insertAsset(row.photo, importDate: now, in: db)
@@ -194,7 +210,9 @@ extension PhotoLibrary {
     result.failures += outcome.2
   }
 
-  private func insertAsset(_ photo: ParsedPhoto, importDate: Double, in db: SQLiteDatabase) throws(LibraryError) -> Asset {
+  private func insertAsset(_ photo: ParsedPhoto, importDate: Double, in db: SQLiteDatabase)
+    throws(LibraryError) -> Asset
+  {
     let m = photo.metadata
     try db.run(
       """
@@ -202,20 +220,31 @@ extension PhotoLibrary {
         pixel_height, orientation, capture_date, camera_make, camera_model, import_date, latitude, longitude,
         altitude) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """,
-      [photo.hash, photo.file.lastPathComponent, photo.format.fileExtension, photo.format.rawValue, photo.data.count,
-       m.pixelSize?.width, m.pixelSize?.height, m.orientation.rawValue, m.captureDate?.timeIntervalSince1970,
-       Self.trimmed(m.cameraMake), Self.trimmed(m.cameraModel), importDate, m.gps?.latitude, m.gps?.longitude,
-       m.gps?.altitude])
+      [
+        photo.hash, photo.file.lastPathComponent, photo.format.fileExtension, photo.format.rawValue,
+        photo.data.count,
+        m.pixelSize?.width, m.pixelSize?.height, m.orientation.rawValue,
+        m.captureDate?.timeIntervalSince1970,
+        Self.trimmed(m.cameraMake), Self.trimmed(m.cameraModel), importDate, m.gps?.latitude,
+        m.gps?.longitude,
+        m.gps?.altitude,
+      ])
     return Asset(
-      id: AssetID(db.lastInsertRowID), originalHash: photo.hash, originalFilename: photo.file.lastPathComponent,
-      format: photo.format, fileSize: photo.data.count, pixelSize: m.pixelSize, orientation: m.orientation,
-      captureDate: m.captureDate, cameraMake: Self.trimmed(m.cameraMake), cameraModel: Self.trimmed(m.cameraModel),
-      location: m.gps, importDate: Date(timeIntervalSince1970: importDate), deletedDate: nil, currentRevisionID: nil)
+      id: AssetID(db.lastInsertRowID), originalHash: photo.hash,
+      originalFilename: photo.file.lastPathComponent,
+      format: photo.format, fileSize: photo.data.count, pixelSize: m.pixelSize,
+      orientation: m.orientation,
+      captureDate: m.captureDate, cameraMake: Self.trimmed(m.cameraMake),
+      cameraModel: Self.trimmed(m.cameraModel),
+      location: m.gps, importDate: Date(timeIntervalSince1970: importDate), deletedDate: nil,
+      currentRevisionID: nil)
   }
 
   /// EXIF strings come padded with spaces or NULs; an empty one is no value.
   static func trimmed(_ s: String?) -> String? {
-    guard let t = s?.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\0"))),
+    guard
+      let t = s?.trimmingCharacters(
+        in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\0"))),
       !t.isEmpty
     else { return nil }
     return t

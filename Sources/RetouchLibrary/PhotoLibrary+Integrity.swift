@@ -70,13 +70,17 @@ extension PhotoLibrary {
   /// Runs holding the write lock, so no commit interleaves with it. Cost: one read of every
   /// original and render when `verifyHashes` is true (≈ the library's size at 0.3 GB/s).
   /// - Throws: ``LibraryError`` `.database` when the database cannot be read at all.
-  public func checkIntegrity(repair: Bool = true, verifyHashes: Bool = true) throws(LibraryError) -> IntegrityReport {
+  public func checkIntegrity(repair: Bool = true, verifyHashes: Bool = true) throws(LibraryError)
+    -> IntegrityReport
+  {
     try withDatabase { db throws(LibraryError) in
       try db.transaction { () throws(LibraryError) -> IntegrityReport in
         var report = IntegrityReport()
         try checkDatabase(db, into: &report)
-        let originals = try checkOriginals(db, repair: repair, verifyHashes: verifyHashes, into: &report)
-        let renders = try checkRenders(db, repair: repair, verifyHashes: verifyHashes, into: &report)
+        let originals = try checkOriginals(
+          db, repair: repair, verifyHashes: verifyHashes, into: &report)
+        let renders = try checkRenders(
+          db, repair: repair, verifyHashes: verifyHashes, into: &report)
         sweep(originalsDirectory, keeping: originals, repair: repair, into: &report)
         sweep(rendersDirectory, keeping: renders, repair: repair, into: &report)
         let thumbnailSources = Set(originals.map { stem($0) } + renders.map { stem($0) })
@@ -87,7 +91,9 @@ extension PhotoLibrary {
   }
 
   private func relative(_ url: URL) -> String {
-    let base = url.path.hasPrefix(self.url.path + "/") ? String(url.path.dropFirst(self.url.path.count + 1)) : url.path
+    let base =
+      url.path.hasPrefix(self.url.path + "/")
+      ? String(url.path.dropFirst(self.url.path.count + 1)) : url.path
     return base
   }
 
@@ -95,15 +101,21 @@ extension PhotoLibrary {
     URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
   }
 
-  private func checkDatabase(_ db: SQLiteDatabase, into report: inout IntegrityReport) throws(LibraryError) {
+  private func checkDatabase(_ db: SQLiteDatabase, into report: inout IntegrityReport)
+    throws(LibraryError)
+  {
     let quick = try db.query("PRAGMA quick_check", row: { $0.string(0) })
     if quick != ["ok"] {
       report.problems.append(
-        .init(kind: .databaseDamaged, subject: Self.databaseFilename, detail: quick.prefix(3).joined(separator: "; "), repaired: false))
+        .init(
+          kind: .databaseDamaged, subject: Self.databaseFilename,
+          detail: quick.prefix(3).joined(separator: "; "), repaired: false))
     }
-    let violations = try db.query("PRAGMA foreign_key_check", row: { "\($0.string(0)) row \($0.int64(1)) → \($0.string(2))" })
+    let violations = try db.query(
+      "PRAGMA foreign_key_check", row: { "\($0.string(0)) row \($0.int64(1)) → \($0.string(2))" })
     for v in violations {
-      report.problems.append(.init(kind: .danglingReference, subject: Self.databaseFilename, detail: v, repaired: false))
+      report.problems.append(
+        .init(kind: .danglingReference, subject: Self.databaseFilename, detail: v, repaired: false))
     }
   }
 
@@ -111,7 +123,8 @@ extension PhotoLibrary {
   private func checkOriginals(
     _ db: SQLiteDatabase, repair: Bool, verifyHashes: Bool, into report: inout IntegrityReport
   ) throws(LibraryError) -> Set<String> {
-    let assets = try db.query("SELECT \(Self.assetColumns) FROM assets", row: { Self.asset(from: $0) })
+    let assets = try db.query(
+      "SELECT \(Self.assetColumns) FROM assets", row: { Self.asset(from: $0) })
     report.assetsChecked = assets.count
     var keep = Set<String>()
     for asset in assets {
@@ -119,19 +132,28 @@ extension PhotoLibrary {
       keep.insert(url.path)
       let subject = relative(url)
       guard FileManager.default.fileExists(atPath: url.path) else {
-        report.problems.append(.init(kind: .missingOriginal, subject: subject, detail: "photo \(asset.id) has no original file.", repaired: false))
+        report.problems.append(
+          .init(
+            kind: .missingOriginal, subject: subject,
+            detail: "photo \(asset.id) has no original file.", repaired: false))
         continue
       }
       if verifyHashes {
         let actual = try? Self.hashFile(url)
         if actual != asset.originalHash {
           report.problems.append(
-            .init(kind: .originalChanged, subject: subject, detail: "photo \(asset.id): the bytes no longer match their SHA-256.", repaired: false))
+            .init(
+              kind: .originalChanged, subject: subject,
+              detail: "photo \(asset.id): the bytes no longer match their SHA-256.", repaired: false
+            ))
         }
       }
       if DurableFile.isWritable(url) {
         let fixed = repair && DurableFile.makeReadOnly(url)
-        report.problems.append(.init(kind: .originalWritable, subject: subject, detail: "photo \(asset.id)'s original was writable.", repaired: fixed))
+        report.problems.append(
+          .init(
+            kind: .originalWritable, subject: subject,
+            detail: "photo \(asset.id)'s original was writable.", repaired: fixed))
       }
     }
     // The current revision must be an edit of the same asset (foreign keys only say it exists).
@@ -143,7 +165,9 @@ extension PhotoLibrary {
     for id in mismatched {
       let fixed = repair ? try resetCurrent(of: id, in: db) : false
       report.problems.append(
-        .init(kind: .danglingReference, subject: "photo \(id)", detail: "its current look is not one of its edits.", repaired: fixed))
+        .init(
+          kind: .danglingReference, subject: "photo \(id)",
+          detail: "its current look is not one of its edits.", repaired: fixed))
     }
     return keep
   }
@@ -163,13 +187,19 @@ extension PhotoLibrary {
       keep.insert(url.path)
       let subject = relative(url)
       guard FileManager.default.fileExists(atPath: url.path) else {
-        report.problems.append(.init(kind: .missingRender, subject: subject, detail: "edit \(revision) of photo \(asset).", repaired: false))
+        report.problems.append(
+          .init(
+            kind: .missingRender, subject: subject, detail: "edit \(revision) of photo \(asset).",
+            repaired: false))
         broken.append((revision, asset))
         continue
       }
       if let hash {
         if verifyHashes, (try? Self.hashFile(url)) != hash {
-          report.problems.append(.init(kind: .renderChanged, subject: subject, detail: "edit \(revision) of photo \(asset).", repaired: false))
+          report.problems.append(
+            .init(
+              kind: .renderChanged, subject: subject, detail: "edit \(revision) of photo \(asset).",
+              repaired: false))
           broken.append((revision, asset))
         }
       } else {
@@ -178,7 +208,10 @@ extension PhotoLibrary {
           try db.run("UPDATE revisions SET render_hash = ? WHERE id = ?", [actual, revision])
           fixed = true
         }
-        report.problems.append(.init(kind: .renderUnhashed, subject: subject, detail: "edit \(revision) of photo \(asset).", repaired: fixed))
+        report.problems.append(
+          .init(
+            kind: .renderUnhashed, subject: subject, detail: "edit \(revision) of photo \(asset).",
+            repaired: fixed))
       }
     }
     // A lost render is repaired where it matters: an asset showing it goes back to its newest
@@ -186,16 +219,22 @@ extension PhotoLibrary {
     if repair {
       let brokenIDs = Set(broken.map(\.revision))
       for (revision, asset) in broken {
-        guard try db.scalarInt("SELECT current_revision_id FROM assets WHERE id = ?", [asset]) == revision else { continue }
+        guard
+          try db.scalarInt("SELECT current_revision_id FROM assets WHERE id = ?", [asset])
+            == revision
+        else { continue }
         let candidates = try db.query(
-          "SELECT id FROM revisions WHERE asset_id = ? AND kind = 'edit' AND id < ? ORDER BY id DESC", [asset, revision],
+          "SELECT id FROM revisions WHERE asset_id = ? AND kind = 'edit' AND id < ? ORDER BY id DESC",
+          [asset, revision],
           row: { $0.int64(0) })
         let fallback = candidates.first { !brokenIDs.contains($0) }
         try db.run("UPDATE assets SET current_revision_id = ? WHERE id = ?", [fallback, asset])
         report.problems.append(
-          .init(kind: .danglingReference, subject: "photo \(asset)",
-                detail: "its current look was the lost render of edit \(revision); now \(fallback.map { "edit \($0)" } ?? "the original").",
-                repaired: true))
+          .init(
+            kind: .danglingReference, subject: "photo \(asset)",
+            detail:
+              "its current look was the lost render of edit \(revision); now \(fallback.map { "edit \($0)" } ?? "the original").",
+            repaired: true))
       }
     }
     return keep
@@ -203,37 +242,56 @@ extension PhotoLibrary {
 
   /// Points an asset at its newest edit (or its original when it has none).
   private func resetCurrent(of asset: Int64, in db: SQLiteDatabase) throws(LibraryError) -> Bool {
-    let latest = try db.scalarInt("SELECT max(id) FROM revisions WHERE asset_id = ? AND kind = 'edit'", [asset])
-    let lastRevert = try db.scalarInt("SELECT max(id) FROM revisions WHERE asset_id = ? AND kind = 'revert'", [asset])
+    let latest = try db.scalarInt(
+      "SELECT max(id) FROM revisions WHERE asset_id = ? AND kind = 'edit'", [asset])
+    let lastRevert = try db.scalarInt(
+      "SELECT max(id) FROM revisions WHERE asset_id = ? AND kind = 'revert'", [asset])
     let current: Int64? = if let latest, latest > (lastRevert ?? 0) { latest } else { nil }
     try db.run("UPDATE assets SET current_revision_id = ? WHERE id = ?", [current, asset])
     return true
   }
 
   /// Removes (with `repair`) temporary leftovers and files nothing refers to under `directory`.
-  private func sweep(_ directory: URL, keeping: Set<String>, repair: Bool, into report: inout IntegrityReport) {
-    let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey])
+  private func sweep(
+    _ directory: URL, keeping: Set<String>, repair: Bool, into report: inout IntegrityReport
+  ) {
+    let enumerator = FileManager.default.enumerator(
+      at: directory, includingPropertiesForKeys: [.isRegularFileKey])
     while let item = enumerator?.nextObject() as? URL {
-      guard (try? item.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
+      guard (try? item.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else {
+        continue
+      }
       let path = item.standardizedFileURL.path
       if path.hasSuffix(DurableFile.temporarySuffix) {
         if repair { DurableFile.remove(item) }
-        report.problems.append(.init(kind: .temporaryFile, subject: relative(item), detail: "left by an interrupted write.", repaired: repair))
+        report.problems.append(
+          .init(
+            kind: .temporaryFile, subject: relative(item), detail: "left by an interrupted write.",
+            repaired: repair))
       } else if !keeping.contains(path) {
         if repair { DurableFile.remove(item) }
-        report.problems.append(.init(kind: .orphanFile, subject: relative(item), detail: "no photo or edit refers to it.", repaired: repair))
+        report.problems.append(
+          .init(
+            kind: .orphanFile, subject: relative(item), detail: "no photo or edit refers to it.",
+            repaired: repair))
       }
     }
   }
 
   /// Removes thumbnails whose source is gone (they are a cache: not reported) and temporaries.
-  private func sweepThumbnails(keepingSources sources: Set<String>, repair: Bool, into report: inout IntegrityReport) {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: thumbnailsDirectory.path)) ?? []
+  private func sweepThumbnails(
+    keepingSources sources: Set<String>, repair: Bool, into report: inout IntegrityReport
+  ) {
+    let names =
+      (try? FileManager.default.contentsOfDirectory(atPath: thumbnailsDirectory.path)) ?? []
     for name in names {
       let url = thumbnailsDirectory.appendingPathComponent(name)
       if name.hasSuffix(DurableFile.temporarySuffix) {
         if repair { DurableFile.remove(url) }
-        report.problems.append(.init(kind: .temporaryFile, subject: relative(url), detail: "left by an interrupted write.", repaired: repair))
+        report.problems.append(
+          .init(
+            kind: .temporaryFile, subject: relative(url), detail: "left by an interrupted write.",
+            repaired: repair))
         continue
       }
       let source = name.split(separator: "-").dropLast().joined(separator: "-")

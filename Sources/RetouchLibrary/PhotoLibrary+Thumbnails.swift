@@ -48,12 +48,15 @@ extension PhotoLibrary {
   /// - Returns: how many thumbnails exist afterwards.
   @discardableResult
   public func makeThumbnails(for ids: [AssetID], maxDimension: Int = 256) -> Int {
-    ids.reduce(0) { count, id in count + ((try? thumbnailURL(for: id, maxDimension: maxDimension)) == nil ? 0 : 1) }
+    ids.reduce(0) { count, id in
+      count + ((try? thumbnailURL(for: id, maxDimension: maxDimension)) == nil ? 0 : 1)
+    }
   }
 
   /// Removes the cached thumbnails made from the file whose name without extension is `stem`.
   func removeThumbnails(forSourceNamed stem: String) {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: thumbnailsDirectory.path)) ?? []
+    let names =
+      (try? FileManager.default.contentsOfDirectory(atPath: thumbnailsDirectory.path)) ?? []
     for name in names where name.hasPrefix(stem + "-") {
       DurableFile.remove(thumbnailsDirectory.appendingPathComponent(name))
     }

@@ -62,15 +62,18 @@ public final class PhotoLibrary: Sendable {
   public init(at folder: URL, options: Options = Options()) throws(LibraryError) {
     url = folder.standardizedFileURL
     self.options = options
-    for dir in [url, url.appendingPathComponent("Originals"), url.appendingPathComponent("Renders"),
-                url.appendingPathComponent("Thumbnails")] {
+    for dir in [
+      url, url.appendingPathComponent("Originals"), url.appendingPathComponent("Renders"),
+      url.appendingPathComponent("Thumbnails"),
+    ] {
       try DurableFile.makeDirectory(dir)
     }
     let db = try SQLiteDatabase(
       path: url.appendingPathComponent(Self.databaseFilename).path,
       busyTimeout: options.busyTimeoutMilliseconds)
     // WAL: readers never block the writer; FULL: a commit is on disk when COMMIT returns.
-    try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
+    try db.execute(
+      "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
     try LibrarySchema.migrate(db, source: url.lastPathComponent)
     database = Mutex(db)
   }
@@ -78,13 +81,17 @@ public final class PhotoLibrary: Sendable {
   /// The schema version of this library's database.
   public var schemaVersion: Int {
     get throws(LibraryError) {
-      try withDatabase { db throws(LibraryError) in Int(try db.scalarInt("PRAGMA user_version") ?? 0) }
+      try withDatabase { db throws(LibraryError) in
+        Int(try db.scalarInt("PRAGMA user_version") ?? 0)
+      }
     }
   }
 
   /// Runs `body` with the connection, holding the lock. Never call back into the library from
   /// `body` (the lock is not reentrant).
-  func withDatabase<T: Sendable>(_ body: (SQLiteDatabase) throws(LibraryError) -> T) throws(LibraryError) -> T {
+  func withDatabase<T: Sendable>(_ body: (SQLiteDatabase) throws(LibraryError) -> T)
+    throws(LibraryError) -> T
+  {
     try database.withLock { (db: inout SQLiteDatabase) throws(LibraryError) -> T in
       try body(db)
     }
@@ -137,8 +144,11 @@ public final class PhotoLibrary: Sendable {
     try withDatabase { db throws(LibraryError) in try Self.asset(id, in: db, source: source) }
   }
 
-  static func asset(_ id: AssetID, in db: SQLiteDatabase, source: String) throws(LibraryError) -> Asset {
-    let rows = try db.query("SELECT \(assetColumns) FROM assets WHERE id = ?", [id.rawValue], row: { asset(from: $0) })
+  static func asset(_ id: AssetID, in db: SQLiteDatabase, source: String) throws(LibraryError)
+    -> Asset
+  {
+    let rows = try db.query(
+      "SELECT \(assetColumns) FROM assets WHERE id = ?", [id.rawValue], row: { asset(from: $0) })
     guard let asset = rows.first else {
       throw LibraryError(.notFound, source: source, detail: "there is no photo with id \(id).")
     }
@@ -163,7 +173,8 @@ public final class PhotoLibrary: Sendable {
     case .unedited: conditions.append("current_revision_id IS NULL")
     }
     if let camera = query.camera, !camera.isEmpty {
-      conditions.append("(coalesce(camera_make, '') || ' ' || coalesce(camera_model, '')) LIKE ? ESCAPE '\\'")
+      conditions.append(
+        "(coalesce(camera_make, '') || ' ' || coalesce(camera_model, '')) LIKE ? ESCAPE '\\'")
       let escaped = camera.replacingOccurrences(of: "\\", with: "\\\\")
         .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
       values.append("%\(escaped)%")

@@ -20,8 +20,10 @@ enum WebAssets {
     return [
       "/": Asset(bytes: PackageResources.index_html, contentType: html),
       "/editor": Asset(bytes: PackageResources.editor_html, contentType: html),
-      "/assets/style.css": Asset(bytes: PackageResources.style_css, contentType: "text/css; charset=utf-8"),
-      "/assets/favicon.svg": Asset(bytes: PackageResources.favicon_svg, contentType: "image/svg+xml"),
+      "/assets/style.css": Asset(
+        bytes: PackageResources.style_css, contentType: "text/css; charset=utf-8"),
+      "/assets/favicon.svg": Asset(
+        bytes: PackageResources.favicon_svg, contentType: "image/svg+xml"),
       "/assets/api.js": Asset(bytes: PackageResources.api_js, contentType: js),
       "/assets/i18n.js": Asset(bytes: PackageResources.i18n_js, contentType: js),
       "/assets/icons.js": Asset(bytes: PackageResources.icons_js, contentType: js),

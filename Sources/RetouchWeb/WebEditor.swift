@@ -31,16 +31,22 @@ public final class WebEditor: Sendable {
   private let app: App
   private let server: HTTPServer
 
-  public init(backend: any WebBackend, configuration: Configuration = Configuration(), token: String = AccessGuard.makeToken()) {
+  public init(
+    backend: any WebBackend, configuration: Configuration = Configuration(),
+    token: String = AccessGuard.makeToken()
+  ) {
     self.token = token
-    let app = App(router: EditorAPI.router(backend: backend), token: token, host: configuration.host)
+    let app = App(
+      router: EditorAPI.router(backend: backend), token: token, host: configuration.host)
     var serverConfiguration = HTTPServer.Configuration()
     serverConfiguration.host = configuration.host
     serverConfiguration.port = configuration.port
     serverConfiguration.maxBodyBytes = configuration.maxUploadBytes
     serverConfiguration.threading = configuration.threading
     self.app = app
-    server = HTTPServer(configuration: serverConfiguration) { request in await app.respond(to: request) }
+    server = HTTPServer(configuration: serverConfiguration) { request in
+      await app.respond(to: request)
+    }
   }
 
   /// Starts listening; returns within milliseconds.
@@ -48,7 +54,9 @@ public final class WebEditor: Sendable {
   /// - Throws: ``WebError`` `.internalError` when the address cannot be bound.
   public func start() throws(WebError) {
     try server.start()
-    app.guardState.withLock { $0 = AccessGuard(token: token, port: server.port, extraHost: app.host) }
+    app.guardState.withLock {
+      $0 = AccessGuard(token: token, port: server.port, extraHost: app.host)
+    }
   }
 
   /// The port in use.
@@ -87,15 +95,18 @@ public final class WebEditor: Sendable {
           response = await router.handle(request)
         } else if let asset = WebAssets.table[request.path] {
           if request.method == "GET" || request.method == "HEAD" {
-            response = HTTPResponse(headers: ["Content-Type": asset.contentType], body: Data(asset.bytes))
+            response = HTTPResponse(
+              headers: ["Content-Type": asset.contentType], body: Data(asset.bytes))
           } else {
-            response = .error(WebError(.methodNotAllowed, source: request.path, detail: "pages are read-only."))
+            response = .error(
+              WebError(.methodNotAllowed, source: request.path, detail: "pages are read-only."))
           }
         } else {
           response = .error(WebError(.notFound, source: request.path, detail: "no such page."))
         }
       }
-      for (name, value) in AccessGuard.securityHeaders(isAPI: isAPI) where response.headers[name] == nil {
+      for (name, value) in AccessGuard.securityHeaders(isAPI: isAPI)
+      where response.headers[name] == nil {
         response.headers[name] = value
       }
       return response

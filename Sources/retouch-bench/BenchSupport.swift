@@ -48,7 +48,9 @@ struct BenchResult {
 
 /// Runs every case `runs` times, interleaved round-robin in a shuffled (seeded) order each round,
 /// so that a noisy neighbour slows every contender alike and the ratios hold.
-func roundRobin(_ cases: [BenchCase], runs: Int, warmup: Int = 1, seed: UInt64 = 42) throws -> [BenchResult] {
+func roundRobin(_ cases: [BenchCase], runs: Int, warmup: Int = 1, seed: UInt64 = 42) throws
+  -> [BenchResult]
+{
   var results = cases.map { BenchResult(name: $0.name, owner: $0.owner) }
   var rng = SplitMix(seed: seed)
   for round in 0..<(warmup + runs) {
@@ -91,25 +93,36 @@ struct BenchError: Error, CustomStringConvertible {
 /// child spawned straight from this (large) process would report this process's peak instead,
 /// because Linux carries the peak RSS across fork and exec. Without it, returns 0.
 @discardableResult
-func runProcess(_ argv: [String], stdoutPath: String? = nil, environment: [String: String] = [:]) throws -> Int {
+func runProcess(_ argv: [String], stdoutPath: String? = nil, environment: [String: String] = [:])
+  throws -> Int
+{
   guard access("/usr/bin/time", X_OK) == 0 else {
     _ = try spawnAndWait(argv, stdoutPath: stdoutPath, environment: environment)
     return 0
   }
-  let report = FileManager.default.temporaryDirectory.appendingPathComponent("retouch-bench-rss-\(getpid()).txt").path
-  _ = try spawnAndWait(["/usr/bin/time", "-f", "%M", "-o", report] + argv, stdoutPath: stdoutPath, environment: environment)
+  let report = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "retouch-bench-rss-\(getpid()).txt"
+  ).path
+  _ = try spawnAndWait(
+    ["/usr/bin/time", "-f", "%M", "-o", report] + argv, stdoutPath: stdoutPath,
+    environment: environment)
   let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
-  let kilobytes = text.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.last ?? 0
+  let kilobytes =
+    text.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.last
+    ?? 0
   return kilobytes * 1024
 }
 
 /// Spawns, waits, and returns the rusage peak RSS (inflated by this process's own; see above).
-func spawnAndWait(_ argv: [String], stdoutPath: String?, environment: [String: String]) throws -> Int {
+func spawnAndWait(_ argv: [String], stdoutPath: String?, environment: [String: String]) throws
+  -> Int
+{
   var fileActions = posix_spawn_file_actions_t()
   posix_spawn_file_actions_init(&fileActions)
   defer { posix_spawn_file_actions_destroy(&fileActions) }
   posix_spawn_file_actions_addopen(&fileActions, 0, "/dev/null", O_RDONLY, 0)
-  posix_spawn_file_actions_addopen(&fileActions, 1, stdoutPath ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+  posix_spawn_file_actions_addopen(
+    &fileActions, 1, stdoutPath ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
   posix_spawn_file_actions_addopen(&fileActions, 2, "/dev/null", O_WRONLY, 0)
   var env = ProcessInfo.processInfo.environment
   for (k, v) in environment { env[k] = v }
@@ -122,7 +135,9 @@ func spawnAndWait(_ argv: [String], stdoutPath: String?, environment: [String: S
   }
   var pid: pid_t = 0
   let rc = posix_spawnp(&pid, argv[0], &fileActions, nil, &cArgs, &cEnv)
-  guard rc == 0 else { throw BenchError(description: "cannot start \(argv[0]): \(String(cString: strerror(rc)))") }
+  guard rc == 0 else {
+    throw BenchError(description: "cannot start \(argv[0]): \(String(cString: strerror(rc)))")
+  }
   var status: Int32 = 0
   var usage = rusage()
   while wait4(pid, &status, 0, &usage) < 0 {
@@ -138,7 +153,8 @@ func spawnAndWait(_ argv: [String], stdoutPath: String?, environment: [String: S
 
 /// Whether a program is on PATH.
 func which(_ program: String) -> String? {
-  for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+  for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+  {
     let path = "\(dir)/\(program)"
     if access(path, X_OK) == 0 { return path }
   }
@@ -153,20 +169,29 @@ func selfPeakRSS() -> Int {
 }
 
 /// Prints a table of results: median, min, max, and ratio to a reference row.
-func printTable(_ title: String, _ results: [BenchResult], reference: String? = nil, note: String? = nil) {
+func printTable(
+  _ title: String, _ results: [BenchResult], reference: String? = nil, note: String? = nil
+) {
   print("\n## \(title)")
   if let note { print(note) }
   let refMedian = reference.flatMap { r in results.first(where: { $0.name == r })?.samples.median }
   let nameWidth = max(30, results.map { $0.name.count }.max() ?? 0)
-  func pad(_ s: String, _ n: Int) -> String { s + String(repeating: " ", count: max(0, n - s.count)) }
-  func lpad(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(0, n - s.count)) + s }
-  print(pad("case", nameWidth) + "  " + pad("by", 14) + lpad("median ms", 10) + lpad("min", 9) + lpad("max", 9) + lpad("ratio", 8) + lpad("peak RSS", 10))
+  func pad(_ s: String, _ n: Int) -> String {
+    s + String(repeating: " ", count: max(0, n - s.count))
+  }
+  func lpad(_ s: String, _ n: Int) -> String {
+    String(repeating: " ", count: max(0, n - s.count)) + s
+  }
+  print(
+    pad("case", nameWidth) + "  " + pad("by", 14) + lpad("median ms", 10) + lpad("min", 9)
+      + lpad("max", 9) + lpad("ratio", 8) + lpad("peak RSS", 10))
   for r in results {
     let ratio = refMedian.map { String(format: "%.2f×", r.samples.median / $0) } ?? ""
     let rss = r.peakRSS.map { String(format: "%.0f MB", Double($0) / 1_048_576) } ?? ""
     print(
       pad(r.name, nameWidth) + "  " + pad(r.owner, 14)
-        + lpad(String(format: "%.1f", r.samples.median), 10) + lpad(String(format: "%.1f", r.samples.min), 9)
+        + lpad(String(format: "%.1f", r.samples.median), 10)
+        + lpad(String(format: "%.1f", r.samples.min), 9)
         + lpad(String(format: "%.1f", r.samples.max), 9) + lpad(ratio, 8) + lpad(rss, 10))
   }
 }

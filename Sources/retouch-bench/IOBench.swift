@@ -17,7 +17,9 @@ enum IOBench {
       let header = try ImageDecoder().readMetadata(data, source: input.url.lastPathComponent)
       let size = header.metadata.pixelSize ?? PixelSize(width: 0, height: 0)
       let mp = Double(size.pixelCount) / 1e6
-      print("\n# \(input.label): \(input.url.lastPathComponent), \(size) (\(String(format: "%.1f", mp)) MP), \(data.count / 1024) KB")
+      print(
+        "\n# \(input.label): \(input.url.lastPathComponent), \(size) (\(String(format: "%.1f", mp)) MP), \(data.count / 1024) KB"
+      )
 
       // 1. decode + encode q90 4:2:0, in memory and file to file.
       let ppm = work.appendingPathComponent("\(input.label).ppm").path
@@ -36,13 +38,19 @@ enum IOBench {
             return (nil, nil)
           })
       } else {
-        print("(the overlapped pipeline does not take this file: EXIF-rotated, CMYK or needing colour conversion)")
+        print(
+          "(the overlapped pipeline does not take this file: EXIF-rotated, CMYK or needing colour conversion)"
+        )
       }
       if which("tjbench") != nil {
         cases.append(
           BenchCase(name: "tjbench decompress+compress q90", owner: "libjpeg-turbo") {
-            let d = try tjbenchMilliseconds(["tjbench", input.url.path, "-rgb"], pixels: size.pixelCount, column: .decompress, work: work)
-            let c = try tjbenchMilliseconds(["tjbench", ppm, "90", "-rgb", "-subsamp", "420", "-componly"], pixels: size.pixelCount, column: .compress, work: work)
+            let d = try tjbenchMilliseconds(
+              ["tjbench", input.url.path, "-rgb"], pixels: size.pixelCount, column: .decompress,
+              work: work)
+            let c = try tjbenchMilliseconds(
+              ["tjbench", ppm, "90", "-rgb", "-subsamp", "420", "-componly"],
+              pixels: size.pixelCount, column: .compress, work: work)
             return (nil, d + c)
           })
       }
@@ -55,22 +63,35 @@ enum IOBench {
         let out2 = work.appendingPathComponent("\(input.label)-cjpeg.jpg").path
         cases.append(
           BenchCase(name: "file → file q90 (djpeg | cjpeg)", owner: "libjpeg-turbo") {
-            (try runProcess(["sh", "-c", "djpeg '\(input.url.path)' | cjpeg -quality 90 -sample 2x2 > '\(out2)'"]), nil)
+            (
+              try runProcess([
+                "sh", "-c", "djpeg '\(input.url.path)' | cjpeg -quality 90 -sample 2x2 > '\(out2)'",
+              ]), nil
+            )
           })
       }
       let codec = try roundRobin(cases, runs: options.runs)
       printTable(
-        "decode + encode q90 4:2:0 (\(input.label))", codec, reference: "tjbench decompress+compress q90",
-        note: "threads: Retouch codec 1 (libjpeg is single-threaded; \"overlapped\" decodes and encodes on two threads at once, as retouch convert does for JPEG → JPEG), tjbench 1, djpeg | cjpeg 2 processes. Goal: in-memory ≤ 1.10× tjbench.")
+        "decode + encode q90 4:2:0 (\(input.label))", codec,
+        reference: "tjbench decompress+compress q90",
+        note:
+          "threads: Retouch codec 1 (libjpeg is single-threaded; \"overlapped\" decodes and encodes on two threads at once, as retouch convert does for JPEG → JPEG), tjbench 1, djpeg | cjpeg 2 processes. Goal: in-memory ≤ 1.10× tjbench."
+      )
       if let ours = codec.first(where: { $0.name.hasPrefix("file → file q90 (retouch") }),
         let theirs = codec.first(where: { $0.name.hasPrefix("file → file q90 (djpeg") })
       {
-        print(String(format: "file → file: retouch convert / (djpeg | cjpeg) = %.2f×", ours.samples.median / theirs.samples.median))
+        print(
+          String(
+            format: "file → file: retouch convert / (djpeg | cjpeg) = %.2f×",
+            ours.samples.median / theirs.samples.median))
       }
       let rgbBytes = size.pixelCount * 3
       if let rss = codec.first(where: { $0.name.hasPrefix("file → file q90 (retouch") })?.peakRSS {
-        print(String(format: "peak memory of retouch convert: %.1f MB = %.2f× the 8-bit RGB image (%.1f MB); goal ≤ 2.5×",
-          Double(rss) / 1_048_576, Double(rss) / Double(rgbBytes), Double(rgbBytes) / 1_048_576))
+        print(
+          String(
+            format:
+              "peak memory of retouch convert: %.1f MB = %.2f× the 8-bit RGB image (%.1f MB); goal ≤ 2.5×",
+            Double(rss) / 1_048_576, Double(rss) / Double(rgbBytes), Double(rgbBytes) / 1_048_576))
       }
 
       // 2. 1080-px preview (shrink-on-load + resample), process to process and in memory.
@@ -88,12 +109,19 @@ enum IOBench {
         })
       previews.append(
         BenchCase(name: "1080-px preview (retouch convert)", owner: "Retouch") {
-          (try runProcess([retouch, "convert", input.url.path, ourPreview, "--max-size", "1080"]), nil)
+          (
+            try runProcess([retouch, "convert", input.url.path, ourPreview, "--max-size", "1080"]),
+            nil
+          )
         })
       if which("vipsthumbnail") != nil {
         previews.append(
           BenchCase(name: "vipsthumbnail -s 1080", owner: "libvips") {
-            (try runProcess(["vipsthumbnail", "-s", "1080", input.url.path, "-o", vipsPreview + "[Q=90]"]), nil)
+            (
+              try runProcess([
+                "vipsthumbnail", "-s", "1080", input.url.path, "-o", vipsPreview + "[Q=90]",
+              ]), nil
+            )
           })
       }
       let previewResults = try roundRobin(previews, runs: options.runs)
@@ -103,7 +131,11 @@ enum IOBench {
       if FileManager.default.fileExists(atPath: vipsPreview) {
         let a = try sharpness(of: URL(fileURLWithPath: ourPreview))
         let b = try sharpness(of: URL(fileURLWithPath: vipsPreview))
-        print(String(format: "sharpness (mean |Laplacian| of luma, 8-bit units): Retouch %.2f, vipsthumbnail %.2f (ratio %.2f)", a, b, a / b))
+        print(
+          String(
+            format:
+              "sharpness (mean |Laplacian| of luma, 8-bit units): Retouch %.2f, vipsthumbnail %.2f (ratio %.2f)",
+            a, b, a / b))
       }
     }
   }
@@ -111,9 +143,12 @@ enum IOBench {
   enum TJColumn { case compress, decompress }
 
   /// Runs tjbench briefly and converts its Mpixels/s figure to milliseconds for one image.
-  static func tjbenchMilliseconds(_ argv: [String], pixels: Int, column: TJColumn, work: URL) throws -> Double {
+  static func tjbenchMilliseconds(_ argv: [String], pixels: Int, column: TJColumn, work: URL) throws
+    -> Double
+  {
     let out = work.appendingPathComponent("tjbench.txt").path
-    try runProcess(argv + ["-quiet", "-benchtime", "0.5", "-warmup", "0.2", "-nowrite"], stdoutPath: out)
+    try runProcess(
+      argv + ["-quiet", "-benchtime", "0.5", "-warmup", "0.2", "-nowrite"], stdoutPath: out)
     let text = try String(contentsOfFile: out, encoding: .utf8)
     // Last table row: ... CompPerf CompRatio DecompPerf (N/A where not measured).
     guard let row = text.split(separator: "\n").last(where: { $0.hasPrefix("RGB") }) else {
@@ -142,7 +177,8 @@ enum IOBench {
       var sum = 0.0
       for y in 1..<(h - 1) {
         for x in 1..<(w - 1) {
-          sum += abs(4 * luma(x, y) - luma(x - 1, y) - luma(x + 1, y) - luma(x, y - 1) - luma(x, y + 1))
+          sum += abs(
+            4 * luma(x, y) - luma(x - 1, y) - luma(x + 1, y) - luma(x, y - 1) - luma(x, y + 1))
         }
       }
       return sum / Double((w - 2) * (h - 2))

@@ -18,13 +18,20 @@ import RetouchRender
 /// beforehand).
 enum LibraryBench {
   /// Camera JPEGs of the manifest with EXIF (camera, date, some with GPS) to make the photos from.
-  static let sources = ["g14", "g43", "g52", "g26", "g27", "g28", "g44", "g53", "g54", "g62", "d12", "d13"]
+  static let sources = [
+    "g14", "g43", "g52", "g26", "g27", "g28", "g44", "g53", "g54", "g62", "d12", "d13",
+  ]
 
   static func run(options: BenchOptions) throws {
     let work = options.workDirectory.appendingPathComponent("library", isDirectory: true)
-    let photos = try makePhotos(count: 1000, in: work.appendingPathComponent("photos-1000"), options: options)
-    let bytes = photos.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1.path)[.size] as? Int) ?? 0) }
-    print("\n# library: \(photos.count) JPEGs (\(bytes / photos.count / 1024) KB each on average, 160–330 px long edge, EXIF kept)")
+    let photos = try makePhotos(
+      count: 1000, in: work.appendingPathComponent("photos-1000"), options: options)
+    let bytes = photos.reduce(0) {
+      $0 + ((try? FileManager.default.attributesOfItem(atPath: $1.path)[.size] as? Int) ?? 0)
+    }
+    print(
+      "\n# library: \(photos.count) JPEGs (\(bytes / photos.count / 1024) KB each on average, 160–330 px long edge, EXIF kept)"
+    )
 
     // 1. Import (fresh library each run).
     var importMS = Samples(), importCPU = Samples()
@@ -37,12 +44,19 @@ enum LibraryBench {
       importMS.add((now() - start) * 1000)
       importCPU.add((cpuSeconds() - cpuStart) * 1000)
       guard result.imported.count == photos.count else {
-        throw BenchError(description: "imported \(result.imported.count) of \(photos.count) (\(result.failures.first?.reason ?? "duplicates"))")
+        throw BenchError(
+          description:
+            "imported \(result.imported.count) of \(photos.count) (\(result.failures.first?.reason ?? "duplicates"))"
+        )
       }
       try? FileManager.default.removeItem(at: folder)
     }
     let rate = Double(photos.count) / (importMS.median / 1000)
-    print(String(format: "import 1,000 photos (hash, header, durable copy; no thumbnails): %.0f ms median (CPU %.0f ms) → %.0f photos/s (target ≥ 50)", importMS.median, importCPU.median, rate))
+    print(
+      String(
+        format:
+          "import 1,000 photos (hash, header, durable copy; no thumbnails): %.0f ms median (CPU %.0f ms) → %.0f photos/s (target ≥ 50)",
+        importMS.median, importCPU.median, rate))
 
     // 2. Listing 10,000 assets sorted by date. Rows are written straight into the database (an
     //    import of 10,000 files would only time the import again).
@@ -58,7 +72,11 @@ enum LibraryBench {
       listMS.add((now() - start) * 1000)
       listCPU.add((cpuSeconds() - cpuStart) * 1000)
     }
-    print(String(format: "list %d assets by capture date, newest first: %.1f ms median (min %.1f; CPU %.1f ms; target ≤ 20)", count, listMS.median, listMS.min, listCPU.median))
+    print(
+      String(
+        format:
+          "list %d assets by capture date, newest first: %.1f ms median (min %.1f; CPU %.1f ms; target ≤ 20)",
+        count, listMS.median, listMS.min, listCPU.median))
 
     // 3. A batch commit of 100 edits; the renders are made beforehand (excluded).
     let batchFolder = work.appendingPathComponent("batch")
@@ -71,7 +89,8 @@ enum LibraryBench {
     for run in 0..<(options.runs + 1) {
       var requests: [ChangeRequest] = []
       for (i, id) in ids.enumerated() {
-        var output = ContentEditingOutput(try library.requestContentEditingInput(for: id), directory: renders)
+        var output = ContentEditingOutput(
+          try library.requestContentEditingInput(for: id), directory: renders)
         try FileManager.default.copyItem(at: photos[i], to: output.renderedContentURL)
         output.adjustmentData = RetouchEditingController.adjustmentData(
           for: EditConfig(properties: [.exposure: 0.1 * Double(run + 1)]))
@@ -86,9 +105,15 @@ enum LibraryBench {
       }
     }
     try? FileManager.default.removeItem(at: renders)
-    print(String(format: "batch commit of 100 edits (copy + fsync each render, one transaction): %.0f ms median (min %.0f; CPU %.0f ms; target ≤ 1000)", commitMS.median, commitMS.min, commitCPU.median))
+    print(
+      String(
+        format:
+          "batch commit of 100 edits (copy + fsync each render, one transaction): %.0f ms median (min %.0f; CPU %.0f ms; target ≤ 1000)",
+        commitMS.median, commitMS.min, commitCPU.median))
     let check = try library.checkIntegrity(repair: false)
-    print("integrity after the commits: \(check.problems.isEmpty ? "clean" : "\(check.problems.count) problems")")
+    print(
+      "integrity after the commits: \(check.problems.isEmpty ? "clean" : "\(check.problems.count) problems")"
+    )
   }
 
   /// CPU seconds used by this process (all threads): the machine is shared, so wall time alone
@@ -102,20 +127,26 @@ enum LibraryBench {
   /// 1,000 distinct small JPEGs from the sample photos (each a different size of one of them),
   /// made once and cached.
   static func makePhotos(count: Int, in folder: URL, options: BenchOptions) throws -> [URL] {
-    let urls = (0..<count).map { folder.appendingPathComponent(String(format: "photo-%04d.jpg", $0)) }
+    let urls = (0..<count).map {
+      folder.appendingPathComponent(String(format: "photo-%04d.jpg", $0))
+    }
     if urls.allSatisfy({ FileManager.default.fileExists(atPath: $0.path) }) { return urls }
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     var decodeOptions = DecodeOptions()
     decodeOptions.minimumLongEdge = 400
-    let manifest = try String(contentsOf: options.photos.appendingPathComponent("MANIFEST.tsv"), encoding: .utf8)
+    let manifest = try String(
+      contentsOf: options.photos.appendingPathComponent("MANIFEST.tsv"), encoding: .utf8)
     var paths: [String: String] = [:]
     for line in manifest.split(separator: "\n") {
       let f = line.split(separator: "\t", omittingEmptySubsequences: false)
       if f.count > 2 { paths[String(f[0])] = String(f[2]) }
     }
     let decoded = try sources.map { id -> DecodedImage in
-      guard let path = paths[id] else { throw BenchError(description: "photo \(id) is not in the manifest") }
-      return try ImageDecoder(options: decodeOptions).decode(options.photos.appendingPathComponent(path))
+      guard let path = paths[id] else {
+        throw BenchError(description: "photo \(id) is not in the manifest")
+      }
+      return try ImageDecoder(options: decodeOptions).decode(
+        options.photos.appendingPathComponent(path))
     }
     var encodeOptions = EncodeOptions()
     encodeOptions.quality = 85
@@ -124,19 +155,22 @@ enum LibraryBench {
       // Every photo a different size, so every file has its own content.
       let edge = 160 + (i / decoded.count) * 2
       let image = source.image.resized(toFitLongEdge: edge, allowingUpscale: true)
-      try ImageEncoder(options: encodeOptions).write(image, as: .jpeg, metadata: source.metadata, to: url)
+      try ImageEncoder(options: encodeOptions).write(
+        image, as: .jpeg, metadata: source.metadata, to: url)
     }
     return urls
   }
 
   /// Writes `count` asset rows with spread capture dates, as an import would.
   static func fillSyntheticAssets(_ count: Int, in folder: URL) throws {
-    let db = try SQLiteDatabase(path: folder.appendingPathComponent(PhotoLibrary.databaseFilename).path)
+    let db = try SQLiteDatabase(
+      path: folder.appendingPathComponent(PhotoLibrary.databaseFilename).path)
     var rng = SplitMix(seed: 7)
     try db.transaction { () throws(LibraryError) in
       for i in 0..<count {
         let hash = String(format: "%064x", i)
-        let captured: Double? = rng.next() % 10 == 0 ? nil : 1_300_000_000 + Double(rng.next() % 400_000_000)
+        let captured: Double? =
+          rng.next() % 10 == 0 ? nil : 1_300_000_000 + Double(rng.next() % 400_000_000)
         try db.run(
           """
           INSERT INTO assets(original_hash, original_name, original_extension, format, file_size, pixel_width,

@@ -11,13 +11,22 @@ enum ApplyCommand: Subcommand {
   static let spec = CommandSpec(
     name: "apply",
     abstract: "Apply an edit (sliders, a look, crop, straighten, turns) and write the result.",
-    usage: "IN -o OUT [--set NAME=VALUE ...] [--look NAME[:S]] [--crop X,Y,W,H] [--straighten DEG] [--rotate 90|180|270] [--flip] [--config FILE] [--quality Q] [--format FMT]",
-    options: [.init(name: "output", value: "OUT", help: "Where to write the edited photo (required).", short: "o")]
+    usage:
+      "IN -o OUT [--set NAME=VALUE ...] [--look NAME[:S]] [--crop X,Y,W,H] [--straighten DEG] [--rotate 90|180|270] [--flip] [--config FILE] [--quality Q] [--format FMT]",
+    options: [
+      .init(
+        name: "output", value: "OUT", help: "Where to write the edited photo (required).",
+        short: "o")
+    ]
       + EditOptions.specs + [
         .init(name: "quality", value: "Q", help: "JPEG/HEIC quality 1…100 (default 90)."),
-        .init(name: "format", value: "FMT", help: "jpeg, png or heic (default: from OUT's extension, else jpeg)."),
+        .init(
+          name: "format", value: "FMT",
+          help: "jpeg, png or heic (default: from OUT's extension, else jpeg)."),
         .init(name: "save-config", value: "FILE", help: "Also write the edit as JSON."),
-        .init(name: "depth", value: "FILE", help: "A depth map image for background blur (brighter = nearer)."),
+        .init(
+          name: "depth", value: "FILE",
+          help: "A depth map image for background blur (brighter = nearer)."),
       ],
     positionals: 1...1,
     discussion: """
@@ -42,7 +51,8 @@ enum ApplyCommand: Subcommand {
     var renderOptions = RenderOptions()
     if let path = arguments.value("depth") {
       do {
-        renderOptions.depthMap = DepthMap(image: try ImageDecoder().decode(URL(fileURLWithPath: path)).image)
+        renderOptions.depthMap = DepthMap(
+          image: try ImageDecoder().decode(URL(fileURLWithPath: path)).image)
       } catch {
         throw CLIError(error)
       }
@@ -56,7 +66,8 @@ enum ApplyCommand: Subcommand {
       let (image, metadata) = try load(input)
       let edited = (consume image).rendered(with: config, options: renderOptions)
       do {
-        try ImageEncoder(options: encodeOptions).write(edited, as: format, metadata: metadata, to: output)
+        try ImageEncoder(options: encodeOptions).write(
+          edited, as: format, metadata: metadata, to: output)
       } catch {
         throw CLIError(error)
       }
@@ -65,7 +76,8 @@ enum ApplyCommand: Subcommand {
       do {
         try config.jsonData(pretty: true).write(to: URL(fileURLWithPath: path), options: .atomic)
       } catch {
-        throw CLIError(code: .cantCreate, message: "\(path): unwritable output: \(error.localizedDescription)")
+        throw CLIError(
+          code: .cantCreate, message: "\(path): unwritable output: \(error.localizedDescription)")
       }
     }
     return 0
@@ -73,7 +85,9 @@ enum ApplyCommand: Subcommand {
 
   /// The overlapped JPEG → edit → JPEG path; false when the job cannot stream (see
   /// `JPEGEditPipeline`), and the caller takes the plain path.
-  static func streamJPEG(_ input: URL, to output: URL, config: EditConfig, options: EncodeOptions) throws(CLIError) -> Bool {
+  static func streamJPEG(_ input: URL, to output: URL, config: EditConfig, options: EncodeOptions)
+    throws(CLIError) -> Bool
+  {
     let data: Data
     do {
       data = try ImageDecoder.readFile(input)

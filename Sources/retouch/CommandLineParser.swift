@@ -74,7 +74,8 @@ struct CommandSpec {
       } else if arg.count == 2, let option = options.first(where: { $0.short == arg.last }) {
         key = option.name
       } else {
-        throw CLIError.usage("unknown option '\(arg)' for 'retouch \(name)'; see 'retouch \(name) --help'.")
+        throw CLIError.usage(
+          "unknown option '\(arg)' for 'retouch \(name)'; see 'retouch \(name) --help'.")
       }
       var inlineValue: String?
       if let eq = key.firstIndex(of: "=") {
@@ -82,7 +83,8 @@ struct CommandSpec {
         key = String(key[..<eq])
       }
       guard let option = options.first(where: { $0.name == key }) else {
-        throw CLIError.usage("unknown option '--\(key)' for 'retouch \(name)'; see 'retouch \(name) --help'.")
+        throw CLIError.usage(
+          "unknown option '--\(key)' for 'retouch \(name)'; see 'retouch \(name) --help'.")
       }
       if option.value == nil {
         if inlineValue != nil { throw CLIError.usage("'--\(key)' takes no value.") }
@@ -107,9 +109,11 @@ struct CommandSpec {
     if !parsed.wantsHelp, !positionals.contains(parsed.positionals.count) {
       let expected =
         positionals.lowerBound == positionals.upperBound
-        ? "\(positionals.lowerBound)" : "\(positionals.lowerBound)…\(positionals.upperBound == Int.max ? "" : "\(positionals.upperBound)")"
+        ? "\(positionals.lowerBound)"
+        : "\(positionals.lowerBound)…\(positionals.upperBound == Int.max ? "" : "\(positionals.upperBound)")"
       throw CLIError.usage(
-        "'retouch \(name)' takes \(expected) argument(s), got \(parsed.positionals.count); usage: retouch \(name) \(usage)")
+        "'retouch \(name)' takes \(expected) argument(s), got \(parsed.positionals.count); usage: retouch \(name) \(usage)"
+      )
     }
     return parsed
   }
@@ -130,7 +134,9 @@ struct ParsedArguments {
   func int(_ name: String, in range: ClosedRange<Int>) throws(CLIError) -> Int? {
     guard let raw = value(name) else { return nil }
     guard let v = Int(raw), range.contains(v) else {
-      throw CLIError.usage("'--\(name)' must be a whole number in \(range.lowerBound)…\(range.upperBound), got '\(raw)'.")
+      throw CLIError.usage(
+        "'--\(name)' must be a whole number in \(range.lowerBound)…\(range.upperBound), got '\(raw)'."
+      )
     }
     return v
   }

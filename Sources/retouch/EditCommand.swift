@@ -15,9 +15,15 @@ enum EditCommand: Subcommand {
     usage: "IN --with retouch|vignette|sepia|filter [changes] -o OUT.jpg --adjustments OUT.json",
     options: [
       .init(name: "with", value: "EDITOR", help: "retouch (default), vignette, sepia or filter."),
-      .init(name: "output", value: "OUT", help: "Where to write the edited photo, JPEG (required).", short: "o"),
-      .init(name: "adjustments", value: "FILE", help: "Where to write the adjustment data, JSON (required)."),
-    ] + changeOptions + [.init(name: "quality", value: "Q", help: "JPEG quality 1…100 (default 90).")],
+      .init(
+        name: "output", value: "OUT", help: "Where to write the edited photo, JPEG (required).",
+        short: "o"),
+      .init(
+        name: "adjustments", value: "FILE",
+        help: "Where to write the adjustment data, JSON (required)."),
+    ] + changeOptions + [
+      .init(name: "quality", value: "Q", help: "JPEG quality 1…100 (default 90).")
+    ],
     positionals: 1...1,
     discussion: """
       Examples:
@@ -36,14 +42,16 @@ enum EditCommand: Subcommand {
 
   static func run(_ arguments: ParsedArguments) throws(CLIError) -> Int32 {
     let inputURL = URL(fileURLWithPath: arguments.positionals[0])
-    let (output, adjustmentsURL) = try destinations(arguments, command: "edit", requiringAdjustments: true)
+    let (output, adjustmentsURL) = try destinations(
+      arguments, command: "edit", requiringAdjustments: true)
     try ConvertCommand.refuseOverwriting(inputURL, with: output)
     let editor = try makeEditor(named: arguments.value("with") ?? "retouch", arguments: arguments)
     let quality = try arguments.int("quality", in: 1...100) ?? 90
     try readable(inputURL)
     let result = try blocking { () async throws(EditingError) -> AdjustmentData? in
       let input = try await ContentEditingInput.load(original: .file(inputURL))
-      return try await finish(editor.make(quality), input: input, applying: editor.change, to: output)
+      return try await finish(
+        editor.make(quality), input: input, applying: editor.change, to: output)
     }
     try write(result, to: adjustmentsURL)
     return 0
@@ -62,8 +70,11 @@ enum EditCommand: Subcommand {
 
   /// The editor `name` with the change the options describe; options meant for another editor
   /// are a usage error.
-  static func makeEditor(named name: String, arguments: ParsedArguments) throws(CLIError) -> Editor {
-    let sliderOptions = EditOptions.specs.map(\.name).filter { arguments.values[$0] != nil || arguments.flag($0) }
+  static func makeEditor(named name: String, arguments: ParsedArguments) throws(CLIError) -> Editor
+  {
+    let sliderOptions = EditOptions.specs.map(\.name).filter {
+      arguments.values[$0] != nil || arguments.flag($0)
+    }
     func refuse(_ options: [String]) throws(CLIError) {
       let given = options.filter { arguments.values[$0] != nil || arguments.flag($0) }
       if let first = given.first {
@@ -80,8 +91,12 @@ enum EditCommand: Subcommand {
       return Editor(
         name: name, make: { RetouchEditingController(quality: $0) },
         change: { editor in
-          guard wantsChange, let c = (editor as? RetouchEditingController)?.editController else { return }
-          if let next = try? EditOptions.config(from: options, base: c.currentConfig), next != c.currentConfig {
+          guard wantsChange, let c = (editor as? RetouchEditingController)?.editController else {
+            return
+          }
+          if let next = try? EditOptions.config(from: options, base: c.currentConfig),
+            next != c.currentConfig
+          {
             c.setConfig(next, action: nil)
           }
         })
@@ -96,11 +111,17 @@ enum EditCommand: Subcommand {
       if name == "vignette" {
         return Editor(
           name: name, make: { VignetteEditingController(quality: $0) },
-          change: { e in intensity.map { (e as? VignetteEditingController)?.setEdit(VignetteEdit(intensity: $0)) } })
+          change: { e in
+            intensity.map {
+              (e as? VignetteEditingController)?.setEdit(VignetteEdit(intensity: $0))
+            }
+          })
       }
       return Editor(
         name: name, make: { SepiaEditingController(quality: $0) },
-        change: { e in intensity.map { (e as? SepiaEditingController)?.setEdit(SepiaEdit(intensity: $0)) } })
+        change: { e in
+          intensity.map { (e as? SepiaEditingController)?.setEdit(SepiaEdit(intensity: $0)) }
+        })
     case "filter":
       try refuse(EditOptions.specs.map(\.name) + ["intensity"])
       let filter = try arguments.value("filter").map { raw throws(CLIError) -> FilterEdit.Filter in
@@ -111,9 +132,12 @@ enum EditCommand: Subcommand {
       }
       return Editor(
         name: name, make: { FilterEditingController(quality: $0) },
-        change: { e in filter.map { (e as? FilterEditingController)?.setEdit(FilterEdit(filter: $0)) } })
+        change: { e in
+          filter.map { (e as? FilterEditingController)?.setEdit(FilterEdit(filter: $0)) }
+        })
     default:
-      throw CLIError.usage("'--with' must be one of \(editorNames.joined(separator: ", ")), got '\(name)'.")
+      throw CLIError.usage(
+        "'--with' must be one of \(editorNames.joined(separator: ", ")), got '\(name)'.")
     }
   }
 
@@ -127,7 +151,8 @@ enum EditCommand: Subcommand {
     }
     let output = URL(fileURLWithPath: out)
     if let format = ImageFormat(cliName: output.pathExtension), format != .jpeg {
-      throw CLIError.usage("an edited photo is written as JPEG; name the output .jpg, not .\(output.pathExtension).")
+      throw CLIError.usage(
+        "an edited photo is written as JPEG; name the output .jpg, not .\(output.pathExtension).")
     }
     let adjustments = arguments.value(adjustmentsOption).map { URL(fileURLWithPath: $0) }
     if requiringAdjustments, adjustments == nil {
@@ -155,12 +180,15 @@ enum EditCommand: Subcommand {
     change(editor)
     let result = try await editor.finishContentEditing()
     do {
-      if FileManager.default.fileExists(atPath: output.path) { try FileManager.default.removeItem(at: output) }
+      if FileManager.default.fileExists(atPath: output.path) {
+        try FileManager.default.removeItem(at: output)
+      }
       try FileManager.default.moveItem(at: result.renderedContentURL, to: output)
     } catch {
       try? FileManager.default.removeItem(at: result.renderedContentURL)
       throw EditingError(
-        .exportFailed, source: output.lastPathComponent, detail: "cannot write the photo: \(error.localizedDescription)")
+        .exportFailed, source: output.lastPathComponent,
+        detail: "cannot write the photo: \(error.localizedDescription)")
     }
     return result.adjustmentData
   }
@@ -173,12 +201,16 @@ enum EditCommand: Subcommand {
     do {
       try encoder.encode(data).write(to: url, options: .atomic)
     } catch {
-      throw CLIError(code: .cantCreate, message: "\(url.lastPathComponent): unwritable output: \(error.localizedDescription)")
+      throw CLIError(
+        code: .cantCreate,
+        message: "\(url.lastPathComponent): unwritable output: \(error.localizedDescription)")
     }
   }
 
   /// Runs async editor work from the synchronous command and waits for it.
-  static func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws(EditingError) -> T) throws(CLIError) -> T {
+  static func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws(EditingError) -> T)
+    throws(CLIError) -> T
+  {
     do {
       return try waitForAsync(work)
     } catch {

@@ -27,7 +27,8 @@ extension InfoCommand {
         let scene = SceneClassifier.classifyScene(analysis)
         reports.append(
           AnalysisReport(
-            file: path, analysis: analysis, scene: scene?.rawValue, sceneTitle: scene?.title(.english)))
+            file: path, analysis: analysis, scene: scene?.rawValue,
+            sceneTitle: scene?.title(.english)))
       } catch {
         let cliError = CLIError(error)
         if exitCode == 0 { exitCode = cliError.code.rawValue }

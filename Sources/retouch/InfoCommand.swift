@@ -41,7 +41,8 @@ enum InfoCommand: Subcommand {
     if arguments.flag("json") {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-      guard let data = try? encoder.encode(reports), let text = String(data: data, encoding: .utf8) else {
+      guard let data = try? encoder.encode(reports), let text = String(data: data, encoding: .utf8)
+      else {
         throw CLIError(code: .software, message: "could not encode the report as JSON.")
       }
       Terminal.out(text)
@@ -52,7 +53,9 @@ enum InfoCommand: Subcommand {
     return exitCode
   }
 
-  static func report(for url: URL, shownAs path: String, check: Bool) throws(ImageDecodingError) -> InfoReport {
+  static func report(for url: URL, shownAs path: String, check: Bool) throws(ImageDecodingError)
+    -> InfoReport
+  {
     let data = try ImageDecoder.readFile(url)
     let decoder = ImageDecoder()
     let source = url.lastPathComponent
@@ -171,11 +174,20 @@ struct InfoReport: Codable {
       if o != 1, let w = displayWidth, let h = displayHeight { text += ", displays \(w)×\(h)" }
       rows.append(("orientation", text))
     }
-    rows.append(("color", colorProfile.map { p in iccProfileBytes.map { "\(p) (ICC, \(Self.byteString($0)))" } ?? p } ?? "none declared (sRGB assumed)"))
+    rows.append(
+      (
+        "color",
+        colorProfile.map { p in iccProfileBytes.map { "\(p) (ICC, \(Self.byteString($0)))" } ?? p }
+          ?? "none declared (sRGB assumed)"
+      ))
     let camera = [cameraMake, cameraModel].compactMap { $0 }.joined(separator: " ")
-    if !camera.isEmpty { rows.append(("camera", camera + (lensModel.map { ", lens \($0)" } ?? ""))) }
+    if !camera.isEmpty {
+      rows.append(("camera", camera + (lensModel.map { ", lens \($0)" } ?? "")))
+    }
     var exposure: [String] = []
-    if let t = exposureTimeSeconds { exposure.append(t < 1 && t > 0 ? "1/\(Int((1 / t).rounded())) s" : "\(Self.trim(t)) s") }
+    if let t = exposureTimeSeconds {
+      exposure.append(t < 1 && t > 0 ? "1/\(Int((1 / t).rounded())) s" : "\(Self.trim(t)) s")
+    }
     if let f = fNumber { exposure.append("f/\(Self.trim(f))") }
     if let iso { exposure.append("ISO \(iso)") }
     if let b = exposureBiasEV { exposure.append(String(format: "%+.1f EV", b)) }
@@ -184,11 +196,19 @@ struct InfoReport: Codable {
     if let fired = flashFired { exposure.append(fired ? "flash fired" : "no flash") }
     if !exposure.isEmpty { rows.append(("exposure", exposure.joined(separator: ", "))) }
     if let fl = focalLengthMM {
-      rows.append(("focal length", "\(Self.trim(fl)) mm" + (focalLength35mmMM.map { " (\($0) mm in 35 mm)" } ?? "")))
+      rows.append(
+        (
+          "focal length",
+          "\(Self.trim(fl)) mm" + (focalLength35mmMM.map { " (\($0) mm in 35 mm)" } ?? "")
+        ))
     }
-    if let d = dateTimeOriginal { rows.append(("taken", d + (offsetTimeOriginal.map { " \($0)" } ?? ""))) }
+    if let d = dateTimeOriginal {
+      rows.append(("taken", d + (offsetTimeOriginal.map { " \($0)" } ?? "")))
+    }
     if let lat = latitude, let lon = longitude {
-      var g = String(format: "%.5f° %@, %.5f° %@", abs(lat), lat >= 0 ? "N" : "S", abs(lon), lon >= 0 ? "E" : "W")
+      var g = String(
+        format: "%.5f° %@, %.5f° %@", abs(lat), lat >= 0 ? "N" : "S", abs(lon), lon >= 0 ? "E" : "W"
+      )
       if let alt = altitudeM { g += String(format: ", %.0f m", alt) }
       rows.append(("location", g))
     }
@@ -203,7 +223,9 @@ struct InfoReport: Codable {
     }
     for w in warnings ?? [] { rows.append(("warning", w)) }
     let width = rows.map { $0.0.count }.max() ?? 0
-    return ([file] + rows.map { "  " + $0.0 + String(repeating: " ", count: width - $0.0.count + 2) + $0.1 })
+    return
+      ([file]
+      + rows.map { "  " + $0.0 + String(repeating: " ", count: width - $0.0.count + 2) + $0.1 })
       .joined(separator: "\n")
   }
 

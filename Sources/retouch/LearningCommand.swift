@@ -23,7 +23,9 @@ enum LearningCommand: Subcommand {
       """)
 
   static func run(_ arguments: ParsedArguments) throws(CLIError) -> Int32 {
-    let store = arguments.value("file").map { LearningStore(url: URL(fileURLWithPath: $0)) } ?? LearningStore()
+    let store =
+      arguments.value("file").map { LearningStore(url: URL(fileURLWithPath: $0)) }
+      ?? LearningStore()
     switch arguments.positionals[0] {
     case "show": return show(store, json: arguments.flag("json"))
     case "reset":
@@ -48,7 +50,8 @@ enum LearningCommand: Subcommand {
     let contents = store.load()
     if let warning = contents.warning { Terminal.error("warning: \(warning)") }
     let records = contents.records
-    let size = (try? FileManager.default.attributesOfItem(atPath: store.url.path)[.size] as? Int) ?? 0
+    let size =
+      (try? FileManager.default.attributesOfItem(atPath: store.url.path)[.size] as? Int) ?? 0
     // Per look: how often offered and kept, and the mean slider moves after it.
     var offered: [String: Int] = [:], kept: [String: Int] = [:]
     var moves: [String: [String: Double]] = [:]
@@ -62,7 +65,9 @@ enum LearningCommand: Subcommand {
       kept[look, default: 0] += 1
       for (slider, d) in r.sliderDeltas { moves[look, default: [:]][slider, default: 0] += d }
     }
-    let looks = Set(offered.keys).union(kept.keys).sorted { (kept[$0] ?? 0, $1) > (kept[$1] ?? 0, $0) }
+    let looks = Set(offered.keys).union(kept.keys).sorted {
+      (kept[$0] ?? 0, $1) > (kept[$1] ?? 0, $0)
+    }
     func meanMoves(_ look: String) -> [(String, Double)] {
       let n = Double(kept[look] ?? 0)
       guard n > 0 else { return [] }
@@ -76,9 +81,11 @@ enum LearningCommand: Subcommand {
           "meanSliderMoves": Dictionary(uniqueKeysWithValues: meanMoves(look)),
         ]
       }
-      Terminal.out(jsonText([
-        "file": store.url.path, "bytes": size, "count": records.count, "keptNone": keptNone, "looks": items,
-      ]))
+      Terminal.out(
+        jsonText([
+          "file": store.url.path, "bytes": size, "count": records.count, "keptNone": keptNone,
+          "looks": items,
+        ]))
       return 0
     }
     Terminal.out("Learned edits: \(records.count) (at most \(LearningStore.maximumRecords))")
@@ -89,7 +96,9 @@ enum LearningCommand: Subcommand {
       var line = "  \(look): kept \(kept[look] ?? 0) of \(offered[look] ?? 0) offered"
       let m = meanMoves(look)
       if !m.isEmpty {
-        line += "; then on average " + m.map { "\($0.0) \($0.1 > 0 ? "+" : "")\($0.1)" }.joined(separator: ", ")
+        line +=
+          "; then on average "
+          + m.map { "\($0.0) \($0.1 > 0 ? "+" : "")\($0.1)" }.joined(separator: ", ")
       }
       Terminal.out(line)
     }
@@ -97,7 +106,10 @@ enum LearningCommand: Subcommand {
   }
 
   static func jsonText(_ object: [String: Any]) -> String {
-    guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]) else {
+    guard
+      let data = try? JSONSerialization.data(
+        withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+    else {
       return "{}"
     }
     return String(decoding: data, as: UTF8.self)

@@ -32,15 +32,19 @@ enum LooksCommand: Subcommand {
     let language = RetouchLanguage.current
     if arguments.flag("json") {
       struct Item: Codable {
-        let id: String, name: String, group: String?, symbol: String, minimum: Double?, maximum: Double?
+        let id: String, name: String, group: String?, symbol: String, minimum: Double?,
+          maximum: Double?
       }
       let looks = Look.allCases.map {
-        Item(id: $0.rawValue, name: $0.name(language), group: nil, symbol: $0.symbolName, minimum: 0, maximum: 1)
+        Item(
+          id: $0.rawValue, name: $0.name(language), group: nil, symbol: $0.symbolName, minimum: 0,
+          maximum: 1)
       }
       let settings = EditSettingType.allCases.map {
         let s = $0.setting
         return Item(
-          id: $0.rawValue, name: s.localizedName(language), group: $0.group.rawValue, symbol: s.symbolName,
+          id: $0.rawValue, name: s.localizedName(language), group: $0.group.rawValue,
+          symbol: s.symbolName,
           minimum: s.minimum, maximum: s.maximum)
       }
       let encoder = JSONEncoder()
@@ -71,7 +75,9 @@ enum LooksCommand: Subcommand {
     return "\(f(s.minimum))…\(f(s.maximum))"
   }
 
-  static func pad(_ s: String, _ n: Int) -> String { s + String(repeating: " ", count: max(1, n - s.count)) }
+  static func pad(_ s: String, _ n: Int) -> String {
+    s + String(repeating: " ", count: max(1, n - s.count))
+  }
 
   /// A grid of the photo with no look and with each look, labelled, 4 columns.
   static func writeSheet(photo: URL, to output: URL) throws(CLIError) {
@@ -86,17 +92,23 @@ enum LooksCommand: Subcommand {
     }
     var base = decoded.image.resized(toFitLongEdge: 360)
     if base.format != .rgb8 { base = PlanarImage(base).image(bitDepth: 8) }
-    let renderScale = Double(base.size.longEdge) / Double(decoded.metadata.pixelSize?.longEdge ?? base.size.longEdge)
+    let renderScale =
+      Double(base.size.longEdge)
+      / Double(decoded.metadata.pixelSize?.longEdge ?? base.size.longEdge)
     let tiles: [(String, Image)] =
       [("ORIGINAL", base)]
       + Look.allCases.map { look in
-        (look.name(.english).uppercased(), base.applyingEditConfig(EditConfig(look: LookSelection(look)), renderScale: renderScale))
+        (
+          look.name(.english).uppercased(),
+          base.applyingEditConfig(EditConfig(look: LookSelection(look)), renderScale: renderScale)
+        )
       }
     let columns = 4, gap = 12, label = 7 * 2 + 10
     let rows = (tiles.count + columns - 1) / columns
     let cellW = base.width, cellH = base.height + label
     var sheet = Image(
-      width: columns * cellW + (columns + 1) * gap, height: rows * cellH + (rows + 1) * gap, format: .rgb8,
+      width: columns * cellW + (columns + 1) * gap, height: rows * cellH + (rows + 1) * gap,
+      format: .rgb8,
       colorSpace: base.colorSpace)
     sheet.fillRect(x: 0, y: 0, width: sheet.width, height: sheet.height, color: [250, 250, 250])
     for (i, tile) in tiles.enumerated() {
@@ -105,7 +117,8 @@ enum LooksCommand: Subcommand {
       sheet.drawText(tile.0, x: x, y: y + base.height + 6, scale: 2, color: [30, 30, 30])
     }
     do {
-      try ImageEncoder().write(sheet, as: ConvertCommand.outputFormat(nil, for: output), metadata: nil, to: output)
+      try ImageEncoder().write(
+        sheet, as: ConvertCommand.outputFormat(nil, for: output), metadata: nil, to: output)
     } catch let error as ImageEncodingError {
       throw CLIError(error)
     } catch {

@@ -33,7 +33,9 @@ enum Retouch {
     ]
     let width = subcommands.map { $0.spec.name.count }.max() ?? 0
     for s in subcommands {
-      lines.append("  \(s.spec.name)" + String(repeating: " ", count: width - s.spec.name.count + 2) + s.spec.abstract)
+      lines.append(
+        "  \(s.spec.name)" + String(repeating: " ", count: width - s.spec.name.count + 2)
+          + s.spec.abstract)
     }
     lines += [
       "", "OPTIONS:", "  --help     Show this help (or 'retouch <subcommand> --help').",

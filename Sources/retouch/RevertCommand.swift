@@ -11,7 +11,10 @@ enum RevertCommand: Subcommand {
     name: "revert",
     abstract: "Give back the unedited original (a byte-for-byte copy).",
     usage: "ORIGINAL -o OUT",
-    options: [.init(name: "output", value: "OUT", help: "Where to write the original (required).", short: "o")],
+    options: [
+      .init(
+        name: "output", value: "OUT", help: "Where to write the original (required).", short: "o")
+    ],
     positionals: 1...1,
     discussion: """
       Example:
@@ -36,7 +39,9 @@ enum RevertCommand: Subcommand {
     do {
       try data.write(to: output, options: .atomic)
     } catch {
-      throw CLIError(code: .cantCreate, message: "\(output.lastPathComponent): unwritable output: \(error.localizedDescription)")
+      throw CLIError(
+        code: .cantCreate,
+        message: "\(output.lastPathComponent): unwritable output: \(error.localizedDescription)")
     }
     return 0
   }

@@ -20,13 +20,17 @@ enum ServeCommand: Subcommand {
     abstract: "Edit photos in the browser: a local web editor on this machine only.",
     usage: "[--library DIR] [--port N] [--open] [--host ADDR]",
     options: [
-      .init(name: "library", value: "DIR", help: "The Retouch library to edit (default: your own library)."),
+      .init(
+        name: "library", value: "DIR",
+        help: "The Retouch library to edit (default: your own library)."),
       .init(name: "port", value: "N", help: "The port to listen on (default 0: any free port)."),
       .init(name: "open", value: nil, help: "Open the editor in the default browser."),
       .init(
         name: "no-learning", value: nil,
         help: "Neither read nor add to the learning file (see 'retouch learning show')."),
-      .init(name: "host", value: "ADDR", help: "Listen on this IPv4 address instead of 127.0.0.1 (not recommended)."),
+      .init(
+        name: "host", value: "ADDR",
+        help: "Listen on this IPv4 address instead of 127.0.0.1 (not recommended)."),
     ],
     positionals: 0...0,
     discussion: """
@@ -96,7 +100,8 @@ enum ServeCommand: Subcommand {
     } else if let custom = env["RETOUCH_LIBRARY"], !custom.isEmpty {
       folder = URL(fileURLWithPath: custom, isDirectory: true)
     } else {
-      let data = env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+      let data =
+        env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
         ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
       folder = data.appendingPathComponent("retouch/Library", isDirectory: true)
     }
@@ -105,7 +110,8 @@ enum ServeCommand: Subcommand {
       guard isDirectory.boolValue else {
         throw CLIError(code: .cantCreate, message: "\(folder.path): not a folder.")
       }
-      let empty = (try? FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty) ?? false
+      let empty =
+        (try? FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty) ?? false
       return (folder, empty)
     }
     return (folder, true)
@@ -118,12 +124,14 @@ enum ServeCommand: Subcommand {
   /// (a checkout's build folder), else `../share/retouch/Samples` of an installed binary.
   static func seed(_ library: PhotoLibrary) {
     guard let samples = samplesFolder() else {
-      Terminal.error("retouch serve: the sample photos were not found; the new library starts empty.")
+      Terminal.error(
+        "retouch serve: the sample photos were not found; the new library starts empty.")
       return
     }
     do {
       let result = try library.importPhotos(from: [samples])
-      Terminal.out("Added \(result.imported.count) sample photos from \(samples.path) to the new library.")
+      Terminal.out(
+        "Added \(result.imported.count) sample photos from \(samples.path) to the new library.")
     } catch {
       Terminal.error("retouch serve: could not add the sample photos: \(error.description)")
     }
@@ -155,7 +163,9 @@ enum ServeCommand: Subcommand {
     do {
       try process.run()
     } catch {
-      Terminal.error("retouch serve: could not open a browser (\(error.localizedDescription)); open the address above.")
+      Terminal.error(
+        "retouch serve: could not open a browser (\(error.localizedDescription)); open the address above."
+      )
     }
   }
 }

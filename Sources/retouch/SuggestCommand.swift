@@ -14,14 +14,21 @@ enum SuggestCommand: Subcommand {
     abstract: "List the edits Retouch suggests for a photo, best first.",
     usage: "IN [--max N] [--themes] [--original] [--disable LOOK...] [--json] [--sheet OUT.jpg]",
     options: [
-      .init(name: "max", value: "N", help: "At most N suggestions, themes not counted (1…50, default 10)."),
-      .init(name: "themes", value: nil, help: "Also offer themes (Noir, Film, …) after the others."),
-      .init(name: "original", value: nil, help: "Lead with Original when nothing improves the photo."),
       .init(
-        name: "disable", value: "LOOK", help: "A recipe never to offer (repeatable, or comma-separated).",
+        name: "max", value: "N",
+        help: "At most N suggestions, themes not counted (1…50, default 10)."),
+      .init(
+        name: "themes", value: nil, help: "Also offer themes (Noir, Film, …) after the others."),
+      .init(
+        name: "original", value: nil, help: "Lead with Original when nothing improves the photo."),
+      .init(
+        name: "disable", value: "LOOK",
+        help: "A recipe never to offer (repeatable, or comma-separated).",
         repeatable: true),
-      .init(name: "json", value: nil, help: "Print JSON: id, titles, kind, score and the edit of each."),
-      .init(name: "sheet", value: "OUT", help: "Write a contact sheet of the thumbnails with titles."),
+      .init(
+        name: "json", value: nil, help: "Print JSON: id, titles, kind, score and the edit of each."),
+      .init(
+        name: "sheet", value: "OUT", help: "Write a contact sheet of the thumbnails with titles."),
     ],
     positionals: 1...1,
     discussion: """
@@ -68,7 +75,9 @@ enum SuggestCommand: Subcommand {
         let edits = s.config.properties.sorted { $0.key < $1.key }
           .map { "\($0.key.rawValue)=\(format($0.value))" }
         let look = s.config.look.map { ["look=\($0.look.rawValue):\(format($0.strength))"] } ?? []
-        Terminal.out("\(i + 1). \(s.title(.english)) [\(s.lookID), \(s.kind.rawValue)] \((edits + look).joined(separator: " "))")
+        Terminal.out(
+          "\(i + 1). \(s.title(.english)) [\(s.lookID), \(s.kind.rawValue)] \((edits + look).joined(separator: " "))"
+        )
       }
     }
     if let sheet {
@@ -95,7 +104,8 @@ enum SuggestCommand: Subcommand {
         let id = part.trimmingCharacters(in: .whitespaces).lowercased()
         guard Recipe.named(id) != nil || id == SuggestionEngine.originalID else {
           throw CLIError.usage(
-            "unknown look '\(id)' for --disable; known: \(Recipe.all.map(\.id).joined(separator: ", ")).")
+            "unknown look '\(id)' for --disable; known: \(Recipe.all.map(\.id).joined(separator: ", "))."
+          )
         }
         out.insert(id)
       }

@@ -151,10 +151,12 @@ import Testing
       try #require(found.count == expected.count, "\(id), \(threads) threads")
       for (c, e) in zip(found, expected) {
         let b = c.bounds
-        let box = [b.x * Double(search.width), b.y * Double(search.height),
-          b.width * Double(search.width), b.height * Double(search.height)].map {
-            Int($0.rounded())
-          }
+        let box = [
+          b.x * Double(search.width), b.y * Double(search.height),
+          b.width * Double(search.width), b.height * Double(search.height),
+        ].map {
+          Int($0.rounded())
+        }
         #expect(box == [e.0, e.1, e.2, e.3], "\(id) box")
         #expect(abs(c.score - e.4) < 5e-9, "\(id) score \(c.score)")
       }

@@ -10,11 +10,14 @@ import Testing
 /// A landscape, a food photo and a portrait, as learning summarises them.
 enum Photos {
   static let landscape = PhotoSummary(
-    brightness: 55, contrast: 22, warmth: 0.1, tint: 0, chroma: 24, grain: 0.01, faces: 0, scene: .nature)
+    brightness: 55, contrast: 22, warmth: 0.1, tint: 0, chroma: 24, grain: 0.01, faces: 0,
+    scene: .nature)
   static let food = PhotoSummary(
-    brightness: 60, contrast: 18, warmth: 0.3, tint: 0, chroma: 30, grain: 0.01, faces: 0, scene: .food)
+    brightness: 60, contrast: 18, warmth: 0.3, tint: 0, chroma: 30, grain: 0.01, faces: 0,
+    scene: .food)
   static let portrait = PhotoSummary(
-    brightness: 55, contrast: 22, warmth: 0.1, tint: 0, chroma: 24, grain: 0.01, faces: 1, scene: .people)
+    brightness: 55, contrast: 22, warmth: 0.1, tint: 0, chroma: 24, grain: 0.01, faces: 1,
+    scene: .people)
 
   /// `photo` moved a little (the i-th of a series of similar photos).
   static func near(_ photo: PhotoSummary, _ i: Int) -> PhotoSummary {
@@ -27,18 +30,28 @@ enum Photos {
 }
 
 /// A ranked list like the engine's: look ids with configs.
-func suggestionList(_ looks: [(String, EditConfig)], original: Bool = false, theme: String? = nil) -> [EditSuggestion] {
+func suggestionList(_ looks: [(String, EditConfig)], original: Bool = false, theme: String? = nil)
+  -> [EditSuggestion]
+{
   var out: [EditSuggestion] = []
   if original {
-    out.append(EditSuggestion(lookID: "original", title: LocalizedText("Original", zh: "原图"), symbolName: "photo", kind: .original, config: .neutral, thumbnail: nil, score: 1))
+    out.append(
+      EditSuggestion(
+        lookID: "original", title: LocalizedText("Original", zh: "原图"), symbolName: "photo",
+        kind: .original, config: .neutral, thumbnail: nil, score: 1))
   }
   for (i, (id, config)) in looks.enumerated() {
-    out.append(EditSuggestion(
-      lookID: id, title: LocalizedText(id, zh: id), symbolName: "wand.and.stars",
-      kind: id == "cool-down" ? .correction : .style, config: config, thumbnail: nil, score: 1 - Double(i) / 10))
+    out.append(
+      EditSuggestion(
+        lookID: id, title: LocalizedText(id, zh: id), symbolName: "wand.and.stars",
+        kind: id == "cool-down" ? .correction : .style, config: config, thumbnail: nil,
+        score: 1 - Double(i) / 10))
   }
   if let theme {
-    out.append(EditSuggestion(lookID: theme, title: LocalizedText(theme, zh: theme), symbolName: "film", kind: .theme, config: EditConfig(properties: [.saturation: -1]), thumbnail: nil, score: 0))
+    out.append(
+      EditSuggestion(
+        lookID: theme, title: LocalizedText(theme, zh: theme), symbolName: "film", kind: .theme,
+        config: EditConfig(properties: [.saturation: -1]), thumbnail: nil, score: 0))
   }
   return out
 }
@@ -49,14 +62,17 @@ let matte = EditConfig(properties: [.blacks: 0.3, .contrast: -0.2, .saturation: 
 let muted = EditConfig(properties: [.saturation: -0.3])
 let soft = EditConfig(properties: [.clarity: -0.3, .contrast: -0.1])
 let coolDown = EditConfig(properties: [.temperature: -0.3])
-let standardLooks = [("vivid", vivid), ("punch", punch), ("soft", soft), ("muted", muted), ("matte", matte)]
+let standardLooks = [
+  ("vivid", vivid), ("punch", punch), ("soft", soft), ("muted", muted), ("matte", matte),
+]
 
 @Suite("Learning: adjusting suggestions")
 struct LearningAdjusterTests {
   /// Someone who keeps Vivid on landscapes and always lowers its saturation by 0.2…0.3.
   static let lowersVividSaturation: [LearningRecord] = (0..<8).map { i in
     LearningRecord(
-      photo: Photos.near(Photos.landscape, i), offeredLooks: standardLooks.map(\.0), keptLook: "vivid",
+      photo: Photos.near(Photos.landscape, i), offeredLooks: standardLooks.map(\.0),
+      keptLook: "vivid",
       sliderDeltas: [.saturation: -0.2 - Double(i % 3) * 0.05])
   }
 
@@ -88,11 +104,13 @@ struct LearningAdjusterTests {
     // Users who always warm Cool Down up by 0.6: it may become neutral, never warm.
     let records = (0..<5).map { i in
       LearningRecord(
-        photo: Photos.near(Photos.landscape, i), offeredLooks: ["cool-down", "vivid"], keptLook: "cool-down",
+        photo: Photos.near(Photos.landscape, i), offeredLooks: ["cool-down", "vivid"],
+        keptLook: "cool-down",
         sliderDeltas: [.temperature: 0.6, .saturation: -0.8])
     }
     let list = suggestionList([("cool-down", coolDown), ("vivid", vivid)])
-    let config = LearningAdjuster(records: records).adjusted(list, for: Photos.landscape).suggestions[0].config
+    let config = LearningAdjuster(records: records).adjusted(list, for: Photos.landscape)
+      .suggestions[0].config
     #expect(config.value(of: .temperature) == 0)
     // A slider the recipe does not set moves by at most 15 % of its range.
     #expect(abs(config.value(of: .saturation) - -0.3) < 1e-12)
@@ -100,14 +118,17 @@ struct LearningAdjusterTests {
 
   @Test func pickingALookOnSimilarPhotosMovesItUpAFewPlacesAndTheOnesAboveItDown() {
     let adjuster = LearningAdjuster(records: Self.picksMatteOnFood)
-    let list = suggestionList(standardLooks + [("airy", soft), ("film", muted)], original: true, theme: "noir")
+    let list = suggestionList(
+      standardLooks + [("airy", soft), ("film", muted)], original: true, theme: "noir")
     let order = adjuster.adjusted(list, for: Photos.food).suggestions.map(\.lookID)
     let before = list.map(\.lookID)
     let matteBefore = before.firstIndex(of: "matte")!, matteAfter = order.firstIndex(of: "matte")!
     #expect(matteAfter < matteBefore)
     #expect(matteBefore - matteAfter <= 3)
     for look in before {
-      #expect(abs(order.firstIndex(of: look)! - before.firstIndex(of: look)!) <= 3, "\(look) moved too far")
+      #expect(
+        abs(order.firstIndex(of: look)! - before.firstIndex(of: look)!) <= 3,
+        "\(look) moved too far")
     }
     // Muted was always shown above the pick: it moves down past looks the user has no habit
     // with; none of the looks shown above the pick moves up.
@@ -121,19 +142,26 @@ struct LearningAdjusterTests {
 
   @Test func savingWithNoLookMovesTheTopLooksDown() {
     let records = (0..<4).map { i in
-      LearningRecord(photo: Photos.near(Photos.landscape, i), offeredLooks: standardLooks.map(\.0), keptLook: nil, sliderDeltas: [:])
+      LearningRecord(
+        photo: Photos.near(Photos.landscape, i), offeredLooks: standardLooks.map(\.0),
+        keptLook: nil, sliderDeltas: [:])
     }
     let list = suggestionList(standardLooks)
-    let order = LearningAdjuster(records: records).adjusted(list, for: Photos.landscape).suggestions.map(\.lookID)
+    let order = LearningAdjuster(records: records).adjusted(list, for: Photos.landscape).suggestions
+      .map(\.lookID)
     #expect(order.firstIndex(of: "vivid")! > 0)
     #expect(order.firstIndex(of: "punch")! > 1)
   }
 
   @Test(arguments: [Photos.landscape, Photos.portrait])
   func habitsOnFoodLeaveOtherPhotosAlone(photo: PhotoSummary) {
-    let records = Self.picksMatteOnFood + (0..<5).map { i in
-      LearningRecord(photo: Photos.near(Photos.food, i), offeredLooks: ["vivid"], keptLook: "vivid", sliderDeltas: [.saturation: -0.3])
-    }
+    let records =
+      Self.picksMatteOnFood
+      + (0..<5).map { i in
+        LearningRecord(
+          photo: Photos.near(Photos.food, i), offeredLooks: ["vivid"], keptLook: "vivid",
+          sliderDeltas: [.saturation: -0.3])
+      }
     let list = suggestionList(standardLooks)
     let result = LearningAdjuster(records: records).adjusted(list, for: photo)
     #expect(result.matchCount == 0)
@@ -155,11 +183,17 @@ struct LearningAdjusterTests {
         suggestion.lookID == "punch" ? nil : config.setting(.saturation, to: 0.05)
       }
     }
-    let records = Self.lowersVividSaturation + (0..<3).map { i in
-      LearningRecord(photo: Photos.near(Photos.landscape, i), offeredLooks: ["punch"], keptLook: "punch", sliderDeltas: [.contrast: 0.3])
-    }
-    let result = LearningAdjuster(records: records).adjusted(suggestionList(standardLooks), for: Photos.landscape, limits: HalveSaturation())
-    #expect(result.suggestions.first { $0.lookID == "vivid" }!.config.value(of: .saturation) == 0.05)
+    let records =
+      Self.lowersVividSaturation
+      + (0..<3).map { i in
+        LearningRecord(
+          photo: Photos.near(Photos.landscape, i), offeredLooks: ["punch"], keptLook: "punch",
+          sliderDeltas: [.contrast: 0.3])
+      }
+    let result = LearningAdjuster(records: records).adjusted(
+      suggestionList(standardLooks), for: Photos.landscape, limits: HalveSaturation())
+    #expect(
+      result.suggestions.first { $0.lookID == "vivid" }!.config.value(of: .saturation) == 0.05)
     // Limits refused Punch's learned config: it keeps the recipe's.
     #expect(result.suggestions.first { $0.lookID == "punch" }!.config == punch)
   }
@@ -170,7 +204,9 @@ struct LearningAdjusterTests {
     for r in Self.lowersVividSaturation + Self.picksMatteOnFood { try store.record(r) }
     let list = suggestionList(standardLooks)
     let runs = (0..<3).map { _ in
-      LearningAdjuster(records: store.load().records).adjusted(list, for: Photos.near(Photos.food, 2)).suggestions
+      LearningAdjuster(records: store.load().records).adjusted(
+        list, for: Photos.near(Photos.food, 2)
+      ).suggestions
     }
     for run in runs.dropFirst() {
       #expect(run.map(\.lookID) == runs[0].map(\.lookID))
@@ -183,17 +219,27 @@ struct LearningAdjusterTests {
 @Suite("Learning: the record file")
 struct LearningStoreTests {
   static func store() throws -> LearningStore {
-    LearningStore(url: try CLIRunner.temporaryDirectory().appendingPathComponent("sub/learning.json"))
+    LearningStore(
+      url: try CLIRunner.temporaryDirectory().appendingPathComponent("sub/learning.json"))
   }
 
   /// A record as large as real ones get: 12 offered looks, 10 slider moves, a session id.
   static func bigRecord(_ i: Int) -> LearningRecord {
-    let sliders: [EditSettingType] = [.exposure, .contrast, .saturation, .vibrance, .temperature, .tint, .blacks, .whites, .shadows, .highlights, .clarity]
+    let sliders: [EditSettingType] = [
+      .exposure, .contrast, .saturation, .vibrance, .temperature, .tint, .blacks, .whites, .shadows,
+      .highlights, .clarity,
+    ]
     return LearningRecord(
-      photo: PhotoSummary(brightness: 51.234, contrast: 17.891, warmth: -0.123, tint: 0.045, chroma: 23.456, grain: 0.0123, faces: 2, scene: .people),
-      offeredLooks: ["brighten", "lift-shadows", "recover-highlights", "warm-up", "cool-down", "vivid", "punch", "matte", "muted", "soft", "true-color", "dramatic", "airy"],
+      photo: PhotoSummary(
+        brightness: 51.234, contrast: 17.891, warmth: -0.123, tint: 0.045, chroma: 23.456,
+        grain: 0.0123, faces: 2, scene: .people),
+      offeredLooks: [
+        "brighten", "lift-shadows", "recover-highlights", "warm-up", "cool-down", "vivid", "punch",
+        "matte", "muted", "soft", "true-color", "dramatic", "airy",
+      ],
       keptLook: "dramatic",
-      sliderDeltas: Dictionary(uniqueKeysWithValues: sliders.enumerated().map { ($1, -0.123456 - Double($0) / 100) }),
+      sliderDeltas: Dictionary(
+        uniqueKeysWithValues: sliders.enumerated().map { ($1, -0.123456 - Double($0) / 100) }),
       sessionID: UUID().uuidString + "-\(i)")
   }
 
@@ -209,7 +255,9 @@ struct LearningStoreTests {
     let size = try FileManager.default.attributesOfItem(atPath: store.url.path)[.size] as! Int
     #expect(size < 400_000, "\(size) bytes")
     // Nothing but the file is left in its folder (the temporary file was renamed over it).
-    #expect(try FileManager.default.contentsOfDirectory(atPath: store.url.deletingLastPathComponent().path) == ["learning.json"])
+    #expect(
+      try FileManager.default.contentsOfDirectory(
+        atPath: store.url.deletingLastPathComponent().path) == ["learning.json"])
   }
 
   @Test func aSecondExportOfOneSessionReplacesItsRecord() throws {
@@ -232,12 +280,16 @@ struct LearningStoreTests {
   ])
   func aCorruptOrForeignFileIsSetAsideWithAWarning(contents: Data) throws {
     let store = try Self.store()
-    try FileManager.default.createDirectory(at: store.url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      at: store.url.deletingLastPathComponent(), withIntermediateDirectories: true)
     try contents.write(to: store.url)
     let loaded = store.load()
     #expect(loaded.records.isEmpty)
-    #expect(loaded.warning?.contains("learning.corrupt-1.json") == true, "\(loaded.warning ?? "no warning")")
-    let aside = store.url.deletingLastPathComponent().appendingPathComponent("learning.corrupt-1.json")
+    #expect(
+      loaded.warning?.contains("learning.corrupt-1.json") == true,
+      "\(loaded.warning ?? "no warning")")
+    let aside = store.url.deletingLastPathComponent().appendingPathComponent(
+      "learning.corrupt-1.json")
     #expect(try Data(contentsOf: aside) == contents)
     // Learning goes on with a fresh file.
     try store.record(Self.bigRecord(0))
@@ -256,9 +308,16 @@ struct LearningStoreTests {
   }
 
   @Test func theDefaultFileFollowsXDG() {
-    #expect(LearningStore.defaultURL(environment: ["XDG_DATA_HOME": "/data/me", "HOME": "/home/me"]).path == "/data/me/retouch/learning.json")
-    #expect(LearningStore.defaultURL(environment: ["XDG_DATA_HOME": "relative", "HOME": "/home/me"]).path == "/home/me/.local/share/retouch/learning.json")
-    #expect(LearningStore.defaultURL(environment: ["HOME": "/home/me", "RETOUCH_LEARNING_FILE": "/tmp/l.json"]).path == "/tmp/l.json")
+    #expect(
+      LearningStore.defaultURL(environment: ["XDG_DATA_HOME": "/data/me", "HOME": "/home/me"]).path
+        == "/data/me/retouch/learning.json")
+    #expect(
+      LearningStore.defaultURL(environment: ["XDG_DATA_HOME": "relative", "HOME": "/home/me"]).path
+        == "/home/me/.local/share/retouch/learning.json")
+    #expect(
+      LearningStore.defaultURL(environment: [
+        "HOME": "/home/me", "RETOUCH_LEARNING_FILE": "/tmp/l.json",
+      ]).path == "/tmp/l.json")
   }
 
   @Test func recordsRoundTripAndAnalysisSummariesAreCompact() throws {

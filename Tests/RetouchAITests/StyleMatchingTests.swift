@@ -59,7 +59,8 @@ struct StyleMatchingTests {
   @Test(arguments: ["g04", "d04"])
   func darkerCopyMatchedToTheOriginalGetsItsTones(id: String) throws {
     let original = try decodedPhoto(id)
-    let darker = original.applyingEditConfig(EditConfig(properties: [.exposure: -0.8, .contrast: -0.2]))
+    let darker = original.applyingEditConfig(
+      EditConfig(properties: [.exposure: -0.8, .contrast: -0.2]))
     let reference = StyleMatcher.statistics(for: original)
     let before = StyleMatcher.statistics(for: darker)
     let transform = StyleMatcher.transform(for: before, matching: reference)
@@ -69,8 +70,10 @@ struct StyleMatchingTests {
     let levels = ToneStatistics.percentileLevels
     var worstBefore = 0.0, worstAfter = 0.0
     for (i, level) in levels.enumerated() where (5...95).contains(level) {
-      worstBefore = max(worstBefore, abs(before.lightnessPercentiles[i] - reference.lightnessPercentiles[i]))
-      worstAfter = max(worstAfter, abs(after.lightnessPercentiles[i] - reference.lightnessPercentiles[i]))
+      worstBefore = max(
+        worstBefore, abs(before.lightnessPercentiles[i] - reference.lightnessPercentiles[i]))
+      worstAfter = max(
+        worstAfter, abs(after.lightnessPercentiles[i] - reference.lightnessPercentiles[i]))
     }
     #expect(worstBefore >= 8, "the darker copy should start far off: \(worstBefore)")
     #expect(worstAfter <= 2.5, "after matching, worst percentile off by \(worstAfter) L*")
@@ -78,7 +81,9 @@ struct StyleMatchingTests {
   }
 
   @Test func averagingReferencesIsOrderIndependent() throws {
-    let stats = try ["g04", "d04", "s01", "g63"].map { StyleMatcher.statistics(for: try decodedPhoto($0, longEdge: 400)) }
+    let stats = try ["g04", "d04", "s01", "g63"].map {
+      StyleMatcher.statistics(for: try decodedPhoto($0, longEdge: 400))
+    }
     let forward = StyleMatcher.average(of: stats)
     for order in [[3, 2, 1, 0], [1, 3, 0, 2], [2, 0, 3, 1]] {
       #expect(StyleMatcher.average(of: order.map { stats[$0] }) == forward)

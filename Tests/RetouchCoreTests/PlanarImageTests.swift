@@ -101,7 +101,8 @@ func maxDelta(_ a: Image, _ b: Image) -> Int {
         // Extended range mirrors and continues the curve.
         let mirrored = SRGBTables.decodeExtended(-0.5, table: dt.baseAddress!)
         #expect(abs(mirrored + SRGBTransfer.decode(0.5)) < 1e-6)
-        #expect(abs(SRGBTables.encodeExtended(2, table: et.baseAddress!) - SRGBTransfer.encode(2)) < 1e-5)
+        #expect(
+          abs(SRGBTables.encodeExtended(2, table: et.baseAddress!) - SRGBTransfer.encode(2)) < 1e-5)
         #expect(SRGBTables.encodeClamped(.nan, table: et.baseAddress!) == 0)
       }
     }

@@ -118,8 +118,10 @@ import Testing
     let board = checkerboard(64)
     let gamma = board.resized(to: PixelSize(width: 16, height: 16))
     let linear = board.resized(to: PixelSize(width: 16, height: 16), inLinearLight: true)
-    #expect(range(gamma, channel: 0).lowerBound >= 126 && range(gamma, channel: 0).upperBound <= 129)
-    #expect(range(linear, channel: 1).lowerBound >= 186 && range(linear, channel: 1).upperBound <= 189)
+    #expect(
+      range(gamma, channel: 0).lowerBound >= 126 && range(gamma, channel: 0).upperBound <= 129)
+    #expect(
+      range(linear, channel: 1).lowerBound >= 186 && range(linear, channel: 1).upperBound <= 189)
   }
 
   @Test(arguments: [ResamplingFilter.bilinear, .lanczos3])
@@ -156,7 +158,9 @@ import Testing
 
   @Test func sixteenBitKeepsPrecision() {
     var image = Image(width: 64, height: 2, format: .rgb16)
-    for y in 0..<2 { for x in 0..<64 { image.setPixel(x: x, y: y, [1000 + x, 1000 + x, 1000 + x]) } }
+    for y in 0..<2 {
+      for x in 0..<64 { image.setPixel(x: x, y: y, [1000 + x, 1000 + x, 1000 + x]) }
+    }
     let out = image.resized(to: PixelSize(width: 32, height: 1), filter: .box)
     // Box halving averages neighbour pairs: 1000.5, 1002.5, … (±1 for rounding), each distinct.
     for x in 0..<32 { #expect(abs(out.pixel(x: x, y: 0)[0] - (1000 + 2 * x)) <= 1) }

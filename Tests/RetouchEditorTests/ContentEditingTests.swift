@@ -18,7 +18,8 @@ struct BuiltInEditor: Sendable, CustomStringConvertible {
 
   static let all: [BuiltInEditor] = [
     BuiltInEditor(
-      description: "retouch", format: RetouchEditingController.format, make: { RetouchEditingController() },
+      description: "retouch", format: RetouchEditingController.format,
+      make: { RetouchEditingController() },
       change: { editor in
         let c = (editor as? RetouchEditingController)?.editController
         c?.addConfig(EditConfig(properties: [.exposure: 0.3, .contrast: 0.2, .sharpness: 0.4]))
@@ -44,7 +45,8 @@ private func input(
   adjustmentData: AdjustmentData? = nil, renderedPhoto: ContentEditingInput.Photo? = nil
 ) async throws -> ContentEditingInput {
   try await ContentEditingInput.load(
-    original: original, adjustmentData: adjustmentData, renderedPhoto: renderedPhoto, displayMaxDimension: 128)
+    original: original, adjustmentData: adjustmentData, renderedPhoto: renderedPhoto,
+    displayMaxDimension: 128)
 }
 
 /// Starts `editor` on `input`, optionally changes something, finishes; returns the output and
@@ -77,7 +79,8 @@ struct ContentEditingTests {
 
     // Reopened from the original plus the adjustment data, unchanged: the same photo.
     let reopenedEditor = editor.make()
-    let resumedInput = try await input(adjustmentData: adjustments, renderedPhoto: .data(rendered, name: "r.jpg"))
+    let resumedInput = try await input(
+      adjustmentData: adjustments, renderedPhoto: .data(rendered, name: "r.jpg"))
     #expect(try resumedInput.base(for: reopenedEditor) == .original(resuming: adjustments))
     let (second, again) = try await edit(reopenedEditor, resumedInput)
     #expect(again == rendered, "\(editor): reopened output differs")
@@ -87,13 +90,17 @@ struct ContentEditingTests {
   @Test func retouchEditorResumesItsSliders() async throws {
     let editor = RetouchEditingController()
     let config = EditConfig(
-      properties: [.exposure: 0.25, .straighten: 2], crop: NormalizedRect(x: 0, y: 0, width: 0.5, height: 1),
+      properties: [.exposure: 0.25, .straighten: 2],
+      crop: NormalizedRect(x: 0, y: 0, width: 0.5, height: 1),
       aspectRatio: .free, editRotation: .rotate90, look: LookSelection(.noir, strength: 0.4))
     let data = RetouchEditingController.adjustmentData(for: config)
-    try await editor.startContentEditing(with: try await input(adjustmentData: data, renderedPhoto: original), placeholder: nil)
+    try await editor.startContentEditing(
+      with: try await input(adjustmentData: data, renderedPhoto: original), placeholder: nil)
     let resumed = try #require(editor.editController?.currentConfig)
     #expect(resumed.properties == config.properties && resumed.crop == config.crop)
-    #expect(resumed.editRotation == .rotate90 && resumed.look == config.look && resumed.aspectRatio == .free)
+    #expect(
+      resumed.editRotation == .rotate90 && resumed.look == config.look
+        && resumed.aspectRatio == .free)
     editor.cancelContentEditing()
     #expect(editor.editController == nil)
   }
@@ -102,16 +109,25 @@ struct ContentEditingTests {
   func canHandleOnlyItsOwnFormatUpToItsVersion(editor: BuiltInEditor) {
     let controller = editor.make()
     let own = editor.format
-    #expect(controller.canHandle(AdjustmentData(formatIdentifier: own.identifier, formatVersion: own.version, data: Data())))
-    #expect(controller.canHandle(AdjustmentData(formatIdentifier: own.identifier, formatVersion: "0.9", data: Data())))
+    #expect(
+      controller.canHandle(
+        AdjustmentData(formatIdentifier: own.identifier, formatVersion: own.version, data: Data())))
+    #expect(
+      controller.canHandle(
+        AdjustmentData(formatIdentifier: own.identifier, formatVersion: "0.9", data: Data())))
     for newer in ["2", "1.1", "10", "x"] {
-      #expect(!controller.canHandle(AdjustmentData(formatIdentifier: own.identifier, formatVersion: newer, data: Data())))
+      #expect(
+        !controller.canHandle(
+          AdjustmentData(formatIdentifier: own.identifier, formatVersion: newer, data: Data())))
     }
     for other in BuiltInEditor.all where other.description != editor.description {
-      let foreign = AdjustmentData(formatIdentifier: other.format.identifier, formatVersion: "1", data: Data())
+      let foreign = AdjustmentData(
+        formatIdentifier: other.format.identifier, formatVersion: "1", data: Data())
       #expect(!controller.canHandle(foreign), "\(editor) claims \(other)'s data")
     }
-    #expect(!controller.canHandle(AdjustmentData(formatIdentifier: "com.example.other", formatVersion: "1", data: Data())))
+    #expect(
+      !controller.canHandle(
+        AdjustmentData(formatIdentifier: "com.example.other", formatVersion: "1", data: Data())))
   }
 
   /// An editor that cannot resume the previous edit works on the rendered photo, edit baked in.
@@ -121,7 +137,8 @@ struct ContentEditingTests {
       change: { ($0 as? VignetteEditingController)?.setEdit(VignetteEdit(intensity: 1)) })
     let previous = try #require(vignetteOutput.adjustmentData)
     let sepia = SepiaEditingController()
-    let bakedInput = try await input(adjustmentData: previous, renderedPhoto: .data(vignetted, name: "v.jpg"))
+    let bakedInput = try await input(
+      adjustmentData: previous, renderedPhoto: .data(vignetted, name: "v.jpg"))
     #expect(try bakedInput.base(for: sepia) == .rendered(.data(vignetted, name: "v.jpg")))
     let (output, sepiaOnVignette) = try await edit(sepia, bakedInput)
     #expect(output.adjustmentData?.formatIdentifier == SepiaEdit.format.identifier)
@@ -130,13 +147,16 @@ struct ContentEditingTests {
     let a = try ImageDecoder().decode(sepiaOnVignette).image
     let b = try ImageDecoder().decode(sepiaOnOriginal).image
     let cornerA = a.pixel(x: 2, y: 2).reduce(0, +), cornerB = b.pixel(x: 2, y: 2).reduce(0, +)
-    #expect(cornerA + 30 < cornerB, "corner \(cornerA) with the vignette baked in, \(cornerB) without")
+    #expect(
+      cornerA + 30 < cornerB, "corner \(cornerA) with the vignette baked in, \(cornerB) without")
 
     // Without a rendered photo the edit cannot be baked in: a clear error, not the original.
     let bare = try await input(adjustmentData: previous)
     let error = #expect(throws: EditingError.self) { try bare.base(for: sepia) }
     #expect(error?.kind == .missingRenderedPhoto)
-    await #expect(throws: EditingError.self) { try await sepia.startContentEditing(with: bare, placeholder: nil) }
+    await #expect(throws: EditingError.self) {
+      try await sepia.startContentEditing(with: bare, placeholder: nil)
+    }
   }
 
   @Test(arguments: BuiltInEditor.all)
@@ -144,10 +164,23 @@ struct ContentEditingTests {
     let id = editor.format.identifier
     let other = BuiltInEditor.all.first { $0.description != editor.description }!.format.identifier
     let cases: [(AdjustmentData, EditingError.Kind)] = [
-      (AdjustmentData(formatIdentifier: other, formatVersion: "1", data: Data("{}".utf8)), .foreignAdjustmentData),
-      (AdjustmentData(formatIdentifier: id, formatVersion: "1", data: Data("{\"settings\": [1,".utf8)), .corruptAdjustmentData),
-      (AdjustmentData(formatIdentifier: id, formatVersion: "1", data: Data([0xFF, 0x00, 0x13])), .corruptAdjustmentData),
-      (AdjustmentData(formatIdentifier: id, formatVersion: "2", data: Data("{}".utf8)), .newerAdjustmentData),
+      (
+        AdjustmentData(formatIdentifier: other, formatVersion: "1", data: Data("{}".utf8)),
+        .foreignAdjustmentData
+      ),
+      (
+        AdjustmentData(
+          formatIdentifier: id, formatVersion: "1", data: Data("{\"settings\": [1,".utf8)),
+        .corruptAdjustmentData
+      ),
+      (
+        AdjustmentData(formatIdentifier: id, formatVersion: "1", data: Data([0xFF, 0x00, 0x13])),
+        .corruptAdjustmentData
+      ),
+      (
+        AdjustmentData(formatIdentifier: id, formatVersion: "2", data: Data("{}".utf8)),
+        .newerAdjustmentData
+      ),
     ]
     for (data, kind) in cases {
       let error = #expect(throws: EditingError.self) { try Self.decode(data, as: editor) }
@@ -157,20 +190,27 @@ struct ContentEditingTests {
     // Starting on corrupt data of its own format throws instead of guessing.
     let corrupt = cases[1].0
     let started = await #expect(throws: EditingError.self) {
-      try await editor.make().startContentEditing(with: try await input(adjustmentData: corrupt, renderedPhoto: original), placeholder: nil)
+      try await editor.make().startContentEditing(
+        with: try await input(adjustmentData: corrupt, renderedPhoto: original), placeholder: nil)
     }
     #expect(started?.kind == .corruptAdjustmentData)
   }
 
   @Test func retouchDataInANewerEditFormatIsNewer() {
-    let json = Data(#"{"format": "retouch.edit", "version": 7, "settings": {"exposure": 0.2}}"#.utf8)
+    let json = Data(
+      #"{"format": "retouch.edit", "version": 7, "settings": {"exposure": 0.2}}"#.utf8)
     let data = RetouchEditingController.format.adjustmentData(json)
-    let error = #expect(throws: EditingError.self) { try RetouchEditingController.config(from: data) }
+    let error = #expect(throws: EditingError.self) {
+      try RetouchEditingController.config(from: data)
+    }
     #expect(error?.kind == .newerAdjustmentData)
-    let outOfRange = RetouchEditingController.format.adjustmentData(Data(#"{"settings": {"exposure": 99}}"#.utf8))
+    let outOfRange = RetouchEditingController.format.adjustmentData(
+      Data(#"{"settings": {"exposure": 99}}"#.utf8))
     #expect(throws: EditingError.self) { try RetouchEditingController.config(from: outOfRange) }
     let badIntensity = VignetteEdit.format.adjustmentData(Data(#"{"intensity": 3}"#.utf8))
-    let e2 = #expect(throws: EditingError.self) { try VignetteEditingController.edit(from: badIntensity) }
+    let e2 = #expect(throws: EditingError.self) {
+      try VignetteEditingController.edit(from: badIntensity)
+    }
     #expect(e2?.kind == .corruptAdjustmentData)
   }
 
@@ -184,7 +224,9 @@ struct ContentEditingTests {
   }
 
   @Test func finishingWithoutStartingThrows() async {
-    let error = await #expect(throws: EditingError.self) { try await RetouchEditingController().finishContentEditing() }
+    let error = await #expect(throws: EditingError.self) {
+      try await RetouchEditingController().finishContentEditing()
+    }
     #expect(error?.kind == .notEditing)
   }
 

@@ -14,13 +14,16 @@ import Testing
 private func preparedController(
   _ id: String = "g04", previewMaxDimension: Int = 256, initialConfig: EditConfig = .neutral,
   renderer: EditController.PreviewRenderer? = nil,
-  suggestionProvider: EditController.SuggestionProvider? = nil, learning: any EditLearning = NoEditLearning(),
+  suggestionProvider: EditController.SuggestionProvider? = nil,
+  learning: any EditLearning = NoEditLearning(),
   keptPreviews: Int = 3
 ) async throws -> EditController {
   let controller = EditController(
-    previewMaxDimension: previewMaxDimension, renderer: renderer, suggestionProvider: suggestionProvider,
+    previewMaxDimension: previewMaxDimension, renderer: renderer,
+    suggestionProvider: suggestionProvider,
     learning: learning, keptPreviews: keptPreviews)
-  try await controller.prepare(source: FileEditSource(url: SharedPhotos.url(id)), initialConfig: initialConfig)
+  try await controller.prepare(
+    source: FileEditSource(url: SharedPhotos.url(id)), initialConfig: initialConfig)
   return controller
 }
 
@@ -127,7 +130,8 @@ struct EditHistoryTests {
 struct SuggestionStateTests {
   static func suggestion(_ id: String, _ config: EditConfig) -> EditSuggestion {
     EditSuggestion(
-      lookID: id, title: LocalizedText(id, zh: id), symbolName: "wand.and.stars", kind: .style, config: config,
+      lookID: id, title: LocalizedText(id, zh: id), symbolName: "wand.and.stars", kind: .style,
+      config: config,
       thumbnail: nil, score: 1)
   }
 
@@ -135,7 +139,8 @@ struct SuggestionStateTests {
     let c = try await preparedController()
     c.addConfig(exposure(0.5))
     c.addConfig(EditConfig(properties: [.vignette: 0.4], actionType: .setting(.vignette)))
-    c.addConfig(EditConfig(properties: [.backgroundBlur: 0.6], actionType: .setting(.backgroundBlur)))
+    c.addConfig(
+      EditConfig(properties: [.backgroundBlur: 0.6], actionType: .setting(.backgroundBlur)))
     c.addConfig(EditConfig(properties: [.straighten: 3], actionType: .setting(.straighten)))
     c.rotateClockwise()
     c.setCrop(NormalizedRect(x: 0.1, y: 0.1, width: 0.5, height: 0.5), aspectRatio: .free)
@@ -147,7 +152,9 @@ struct SuggestionStateTests {
 
     let s = Self.suggestion(
       "vivid",
-      EditConfig(properties: [.contrast: 0.2, .saturation: 0.3], look: LookSelection(.chrome, strength: 0.5)))
+      EditConfig(
+        properties: [.contrast: 0.2, .saturation: 0.3], look: LookSelection(.chrome, strength: 0.5))
+    )
     c.applySuggestion(s)
     let after = c.currentConfig
     // Colour and tone are the suggestion's own: the earlier exposure and vignette are gone.
@@ -156,7 +163,8 @@ struct SuggestionStateTests {
     #expect(after.value(of: .contrast) == 0.2 && after.value(of: .saturation) == 0.3)
     #expect(after.look == LookSelection(.chrome, strength: 0.5))
     // Geometry and background blur stay.
-    #expect(after.crop == before.crop && after.editRotation == .rotate90 && after.aspectRatio == .free)
+    #expect(
+      after.crop == before.crop && after.editRotation == .rotate90 && after.aspectRatio == .free)
     #expect(after.straightenDegrees == 3 && after.value(of: .backgroundBlur) == 0.6)
     // One step, redo cleared; undo returns exactly to before.
     #expect(!c.canRedo)
@@ -171,7 +179,9 @@ struct SuggestionStateTests {
     let provider: EditController.SuggestionProvider = { image, metadata, options in
       seen.withLock { $0 = options }
       await Task.detached { gate.wait() }.value
-      return SuggestionResult([Self.suggestion("brighten", EditConfig(properties: [.exposure: 0.3]))])
+      return SuggestionResult([
+        Self.suggestion("brighten", EditConfig(properties: [.exposure: 0.3]))
+      ])
     }
     let c = EditController(previewMaxDimension: 128, suggestionProvider: provider)
     var options = SuggestionOptions()
@@ -215,7 +225,13 @@ struct PreviewTests {
     let renders = Mutex<[Double]>([])
     let holdFirstChange = Mutex(true)
     let renderer: EditController.PreviewRenderer = { image, config, scale, options in
-      if config.hasEdits, holdFirstChange.withLock({ h in defer { h = false }; return h }) { gate.wait() }
+      if config.hasEdits,
+        holdFirstChange.withLock({ h in
+          defer { h = false }; return h
+        })
+      {
+        gate.wait()
+      }
       renders.withLock { $0.append(config.value(of: .exposure)) }
       return image.rendered(with: config, renderScale: scale, options: options)
     }
@@ -257,7 +273,11 @@ struct PreviewTests {
     await withTaskGroup(of: Void.self) { group in
       for i in 0..<40 {
         group.addTask {
-          if i % 3 == 0 { c.previewConfig(exposure(Double(i) / 100)) } else { c.addConfig(contrast(0.01)) }
+          if i % 3 == 0 {
+            c.previewConfig(exposure(Double(i) / 100))
+          } else {
+            c.addConfig(contrast(0.01))
+          }
         }
       }
     }
@@ -343,24 +363,29 @@ struct PreviewTests {
     // The floor: the preview decodes with DCT scaling, the export is shrunk with Lanczos-3; on
     // this detailed photo that alone differs by about 3.5 code values on average.
     let (floor, _, _) = try await difference()
-    c.addConfig(EditConfig(properties: [.exposure: 0.4, .contrast: 0.3, .saturation: 0.3, .vignette: 0.5]))
+    c.addConfig(
+      EditConfig(properties: [.exposure: 0.4, .contrast: 0.3, .saturation: 0.3, .vignette: 0.5]))
     c.setCrop(NormalizedRect(x: 0.1, y: 0.2, width: 0.8, height: 0.6), aspectRatio: .free)
     let (edited, preview, exported) = try await difference()
     #expect(exported.width == 480 && exported.height == 270)
     #expect(preview.image.width == 240 && preview.image.height == 135)
     let unedited = try ImageDecoder().decode(SharedPhotos.url("g04")).image
       .rendered(with: EditConfig(crop: c.currentConfig.crop)).resized(to: preview.image.size)
-    let effect = ImageComparison.meanAbsoluteDifference(unedited, exported.resized(to: preview.image.size))
+    let effect = ImageComparison.meanAbsoluteDifference(
+      unedited, exported.resized(to: preview.image.size))
     // Measured: floor 3.5, edited 4.2 (contrast steepens the floor's differences), the edit's own
     // effect 9.8. A preview with the vignette off-centre, another crop or missing settings
     // moves far more than 1.5 above the floor.
-    #expect(edited < floor + 1.5 && edited - floor < effect / 5, "floor \(floor), preview vs export \(edited), effect \(effect)")
+    #expect(
+      edited < floor + 1.5 && edited - floor < effect / 5,
+      "floor \(floor), preview vs export \(edited), effect \(effect)")
     #expect(abs(preview.renderScale - 0.5) < 1e-12)
   }
 
   @Test func originalAndCropScreenPreviews() async throws {
     let c = try await preparedController()
-    c.addConfig(EditConfig(properties: [.exposure: 0.5, .straighten: 5], actionType: .setting(.exposure)))
+    c.addConfig(
+      EditConfig(properties: [.exposure: 0.5, .straighten: 5], actionType: .setting(.exposure)))
     c.rotateClockwise()
     c.setCrop(NormalizedRect(x: 0, y: 0, width: 0.5, height: 0.5))
     let original = try #require(c.originalPreview)
@@ -369,7 +394,8 @@ struct PreviewTests {
     let crop = try #require(await c.cropScreenPreview())
     #expect(crop.size == PixelSize(width: 192, height: 256))
     let expected = original.rendered(
-      with: EditConfig(properties: [.exposure: 0.5], editRotation: .rotate90), renderScale: 256.0 / 600)
+      with: EditConfig(properties: [.exposure: 0.5], editRotation: .rotate90),
+      renderScale: 256.0 / 600)
     #expect(crop.hasSamePixels(as: expected))
   }
 }
@@ -394,7 +420,9 @@ struct ExportTests {
       #expect(decoded.image.size == PixelSize(width: 450, height: 300))
       #expect(decoded.metadata.orientation == .up)
       #expect(decoded.metadata.pixelSize == PixelSize(width: 450, height: 300))
-      #expect(decoded.metadata.colorProfile?.iccProfile != nil || decoded.metadata.colorProfile?.nclx != nil)
+      #expect(
+        decoded.metadata.colorProfile?.iccProfile != nil
+          || decoded.metadata.colorProfile?.nclx != nil)
       let xmp = String(decoding: decoded.metadata.blocks.xmp ?? Data(), as: UTF8.self)
       #expect(xmp.contains("retouch-test-tag"), "\(type): the caller's XMP tag was lost")
     }
@@ -409,7 +437,8 @@ struct ExportTests {
     c.addConfig(edit)
     let ours = try await c.exportData()
     let file = try SharedPhotos.data("g04")
-    let reference = try #require(try JPEGEditPipeline.render(file, source: "g04", config: c.currentConfig))
+    let reference = try #require(
+      try JPEGEditPipeline.render(file, source: "g04", config: c.currentConfig))
     #expect(ours == reference.data)
     // Rendering for export gives the full-size image.
     #expect(try await c.renderForExport().size == PixelSize(width: 600, height: 450))
@@ -443,7 +472,9 @@ struct ExportTests {
       Issue.record("phase is \(c.currentState.phase)")
       return
     }
-    let notPrepared = await #expect(throws: EditingError.self) { try await EditController().exportData() }
+    let notPrepared = await #expect(throws: EditingError.self) {
+      try await EditController().exportData()
+    }
     #expect(notPrepared?.kind == .notPrepared)
   }
 

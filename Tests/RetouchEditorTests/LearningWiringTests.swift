@@ -37,7 +37,8 @@ struct LearningWiringTests {
     let c = EditController(
       previewMaxDimension: 256,
       suggestionProvider: { image, metadata, _ in
-        SuggestionResult(offered, analysis: SuggestionEngine().analysis(of: image, metadata: metadata))
+        SuggestionResult(
+          offered, analysis: SuggestionEngine().analysis(of: image, metadata: metadata))
       },
       learning: recorder)
     try await c.prepare(source: FileEditSource(url: SharedPhotos.url("g04")))
@@ -79,8 +80,9 @@ struct LearningWiringTests {
     let result = await engine.suggestionResult(for: photo.image, metadata: photo.metadata)
     // The analysis travels with the list, equal to measuring the photo again.
     #expect(result.analysis == engine.analysis(of: photo.image, metadata: photo.metadata))
-    #expect(result.suggestions.map(\.lookID)
-      == (await engine.suggestions(for: photo.image, metadata: photo.metadata)).map(\.lookID))
+    #expect(
+      result.suggestions.map(\.lookID)
+        == (await engine.suggestions(for: photo.image, metadata: photo.metadata)).map(\.lookID))
   }
 
   @Test func aSessionWithoutSuggestionsRecordsNothing() async throws {
@@ -96,18 +98,21 @@ struct LearningWiringTests {
   @Test func theEngineMovesAKeptLookUpForSimilarPhotosOnly() async throws {
     let photo = try ImageDecoder().decode(SharedPhotos.url("d08"))
     let plain = await SuggestionEngine().suggestions(
-      for: photo.image, metadata: photo.metadata, options: SuggestionOptions(thumbnailMaxDimension: 0))
+      for: photo.image, metadata: photo.metadata,
+      options: SuggestionOptions(thumbnailMaxDimension: 0))
     let styles = plain.filter { $0.kind != .original }
     try #require(styles.count >= 4, "d08 needs a few suggestions for this test")
     let favourite = styles[3].lookID
-    let summary = PhotoSummary(analysis: SuggestionEngine().analysis(of: photo.image, metadata: photo.metadata))
+    let summary = PhotoSummary(
+      analysis: SuggestionEngine().analysis(of: photo.image, metadata: photo.metadata))
     let habit = (0..<5).map { i in
       LearningRecord(
         photo: summary, offeredLooks: plain.map(\.lookID), keptLook: favourite, sliderDeltas: [:],
         sessionID: "habit-\(i)")
     }
     let learned = await SuggestionEngine(learningRecords: habit).suggestions(
-      for: photo.image, metadata: photo.metadata, options: SuggestionOptions(thumbnailMaxDimension: 0))
+      for: photo.image, metadata: photo.metadata,
+      options: SuggestionOptions(thumbnailMaxDimension: 0))
     let before = try #require(plain.firstIndex { $0.lookID == favourite })
     let after = try #require(learned.firstIndex { $0.lookID == favourite })
     #expect(after < before, "kept look moved from \(before) to \(after)")
@@ -121,11 +126,13 @@ struct LearningWiringTests {
     try #require(nightSummary.distance(to: summary).map { $0 > 1 } ?? true)
     let elsewhere = habit.map {
       LearningRecord(
-        photo: nightSummary, offeredLooks: $0.offeredLooks, keptLook: $0.keptLook, sliderDeltas: [:],
+        photo: nightSummary, offeredLooks: $0.offeredLooks, keptLook: $0.keptLook,
+        sliderDeltas: [:],
         sessionID: $0.sessionID)
     }
     let unchanged = await SuggestionEngine(learningRecords: elsewhere).suggestions(
-      for: photo.image, metadata: photo.metadata, options: SuggestionOptions(thumbnailMaxDimension: 0))
+      for: photo.image, metadata: photo.metadata,
+      options: SuggestionOptions(thumbnailMaxDimension: 0))
     #expect(unchanged.map(\.lookID) == plain.map(\.lookID))
     #expect(unchanged.map(\.config) == plain.map(\.config))
   }

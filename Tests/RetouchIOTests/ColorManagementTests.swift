@@ -40,14 +40,16 @@ func solid(_ value: [Int], format: PixelFormat, width: Int = 8, height: Int = 5)
 
 @Suite struct ColorManagementTests {
   static let adobeLike = ICCProfiles.rgbProfile(
-    primaries: .adobeRGB, curve: .gamma(563.0 / 256.0), description: "Adobe RGB (1998)-like test profile")
+    primaries: .adobeRGB, curve: .gamma(563.0 / 256.0),
+    description: "Adobe RGB (1998)-like test profile")
 
   @Test(arguments: ColorSpace.allCases)
   func builtInProfilesOpenAndAreDeterministic(space: ColorSpace) throws {
     let data = ICCProfiles.data(for: space)
     #expect(data.count > 128 && data.count < 4096)
     #expect(Array(data[36..<40]) == Array("acsp".utf8))
-    let again = ICCProfiles.rgbProfile(primaries: space.primaries, curve: .sRGB, description: space.displayName)
+    let again = ICCProfiles.rgbProfile(
+      primaries: space.primaries, curve: .sRGB, description: space.displayName)
     #expect(again == data)  // no timestamp or ID varies between builds
     let context = LCMSContext()
     let profile = try #require(LCMSProfile(data, context: context))
@@ -68,16 +70,22 @@ func solid(_ value: [Int], format: PixelFormat, width: Int = 8, height: Int = 5)
     // saturated channels, which says nothing about the profiles. Unoptimised, as ColorConversion
     // runs 16-bit images: lcms's optimised 16-bit path (a 33³ grid) was off by 590 codes here.
     let toP3x16 = try #require(
-      LCMSTransform(from: srgb, format: rt_lcms_TYPE_RGB_16, to: p3, format: rt_lcms_TYPE_RGB_16, flags: rt_lcms_FLAGS_NOOPTIMIZE))
+      LCMSTransform(
+        from: srgb, format: rt_lcms_TYPE_RGB_16, to: p3, format: rt_lcms_TYPE_RGB_16,
+        flags: rt_lcms_FLAGS_NOOPTIMIZE))
     let toSRGBx16 = try #require(
-      LCMSTransform(from: p3, format: rt_lcms_TYPE_RGB_16, to: srgb, format: rt_lcms_TYPE_RGB_16, flags: rt_lcms_FLAGS_NOOPTIMIZE))
+      LCMSTransform(
+        from: p3, format: rt_lcms_TYPE_RGB_16, to: srgb, format: rt_lcms_TYPE_RGB_16,
+        flags: rt_lcms_FLAGS_NOOPTIMIZE))
     let wide = colour.map { UInt16($0) * 257 }
     var mid16 = [UInt16](repeating: 0, count: 9), back16 = [UInt16](repeating: 0, count: 9)
     toP3x16.transform(wide, &mid16, count: 3)
     toSRGBx16.transform(mid16, &back16, count: 3)
     #expect(mid16[0] < wide[0])  // the sRGB red is less saturated in P3: really converted
     // Within 1/8 of an 8-bit code.
-    #expect(zip(wide, back16).allSatisfy { abs(Int($0) - Int($1)) <= 32 }, "\(wide) → \(mid16) → \(back16)")
+    #expect(
+      zip(wide, back16).allSatisfy { abs(Int($0) - Int($1)) <= 32 },
+      "\(wide) → \(mid16) → \(back16)")
     let toP3 = try #require(
       LCMSTransform(from: srgb, format: rt_lcms_TYPE_RGB_8, to: p3, format: rt_lcms_TYPE_RGB_8))
     var mid = [UInt8](repeating: 0, count: 9)
@@ -105,10 +113,14 @@ func solid(_ value: [Int], format: PixelFormat, width: Int = 8, height: Int = 5)
       (ICCProfiles.data(for: .sRGB), ColorSpace.sRGB),
       (ICCProfiles.data(for: .displayP3), .displayP3),
       // Another build of the same colours under another name: still equal in effect.
-      (try #require(ICCProfiles.rgbProfile(primaries: .sRGB, curve: .sRGB, description: "My sRGB")), .sRGB),
+      (
+        try #require(
+          ICCProfiles.rgbProfile(primaries: .sRGB, curve: .sRGB, description: "My sRGB")), .sRGB
+      ),
     ] {
       var warnings: [String] = []
-      let out = ColorConversion.toWorkingSpace(image, profile: profile, nclx: nil, warnings: &warnings)
+      let out = ColorConversion.toWorkingSpace(
+        image, profile: profile, nclx: nil, warnings: &warnings)
       #expect(out.colorSpace == space)
       var expected = image
       expected.colorSpace = space
@@ -124,7 +136,8 @@ func solid(_ value: [Int], format: PixelFormat, width: Int = 8, height: Int = 5)
     let green = format.hasAlpha ? [0, m, 0, m / 3] : [0, m, 0]
     let image = solid(green, format: format, width: 40, height: 70)
     var warnings: [String] = []
-    let out = ColorConversion.toWorkingSpace(image, profile: profile, nclx: nil, warnings: &warnings)
+    let out = ColorConversion.toWorkingSpace(
+      image, profile: profile, nclx: nil, warnings: &warnings)
     #expect(warnings.isEmpty)
     #expect(out.colorSpace == .displayP3)  // Adobe green lies outside sRGB
     let p = out.pixel(x: 39, y: 69)
@@ -142,7 +155,8 @@ func solid(_ value: [Int], format: PixelFormat, width: Int = 8, height: Int = 5)
       ICCProfiles.rgbProfile(primaries: .sRGB, curve: .gamma(1.8), description: "gamma 1.8"))
     let image = solid([128, 128, 128], format: .rgb8)
     var warnings: [String] = []
-    let out = ColorConversion.toWorkingSpace(image, profile: profile, nclx: nil, warnings: &warnings)
+    let out = ColorConversion.toWorkingSpace(
+      image, profile: profile, nclx: nil, warnings: &warnings)
     #expect(out.colorSpace == .sRGB)
     #expect(out.pixel(x: 0, y: 0).allSatisfy { abs($0 - 147) <= 1 }, "\(out.pixel(x: 0, y: 0))")
   }
@@ -155,7 +169,8 @@ func solid(_ value: [Int], format: PixelFormat, width: Int = 8, height: Int = 5)
     #expect(opened.profileDescription?.contains("Adobe RGB") == true)
     let image = solid([60, 200, 80], format: .rgb8)
     var warnings: [String] = []
-    let out = ColorConversion.toWorkingSpace(image, profile: profile, nclx: nil, warnings: &warnings)
+    let out = ColorConversion.toWorkingSpace(
+      image, profile: profile, nclx: nil, warnings: &warnings)
     #expect(warnings.isEmpty)
     #expect(out.colorSpace == .displayP3)
     #expect(out.pixel(x: 0, y: 0) != [60, 200, 80])
@@ -163,14 +178,16 @@ func solid(_ value: [Int], format: PixelFormat, width: Int = 8, height: Int = 5)
     let adobeLike = try #require(Self.adobeLike)
     let synthetic = ColorConversion.toWorkingSpace(
       image, profile: adobeLike, nclx: nil, warnings: &warnings)
-    #expect(zip(out.pixel(x: 0, y: 0), synthetic.pixel(x: 0, y: 0)).allSatisfy { abs($0 - $1) <= 2 })
+    #expect(
+      zip(out.pixel(x: 0, y: 0), synthetic.pixel(x: 0, y: 0)).allSatisfy { abs($0 - $1) <= 2 })
   }
 
   @Test func realDisplayP3ProfileOnlyRetags() throws {
     let profile = try #require(embeddedICCProfile(jpeg: try SharedPhotos.data("g52")))
     let image = solid([250, 30, 20], format: .rgb8)
     var warnings: [String] = []
-    let out = ColorConversion.toWorkingSpace(image, profile: profile, nclx: nil, warnings: &warnings)
+    let out = ColorConversion.toWorkingSpace(
+      image, profile: profile, nclx: nil, warnings: &warnings)
     #expect(out.colorSpace == .displayP3)
     var expected = image
     expected.colorSpace = .displayP3
@@ -187,7 +204,8 @@ func solid(_ value: [Int], format: PixelFormat, width: Int = 8, height: Int = 5)
     ]
     for (profile, needle) in cases {
       var warnings: [String] = []
-      let out = ColorConversion.toWorkingSpace(image, profile: profile, nclx: nil, warnings: &warnings)
+      let out = ColorConversion.toWorkingSpace(
+        image, profile: profile, nclx: nil, warnings: &warnings)
       #expect(out.hasSamePixels(as: image))
       #expect(warnings.count == 1)
       #expect(warnings.first?.contains(needle) == true, "\(warnings)")
@@ -201,7 +219,10 @@ func solid(_ value: [Int], format: PixelFormat, width: Int = 8, height: Int = 5)
       let nclx = NCLXColorInfo(
         colorPrimaries: primaries, transferCharacteristics: transfer, matrixCoefficients: 9,
         fullRange: true)
-      return (ColorConversion.toWorkingSpace(image, profile: nil, nclx: nclx, warnings: &warnings), warnings)
+      return (
+        ColorConversion.toWorkingSpace(image, profile: nil, nclx: nclx, warnings: &warnings),
+        warnings
+      )
     }
     let bt709 = run(1, 13)
     #expect(bt709.0.colorSpace == .sRGB && bt709.0.hasSamePixels(as: image) && bt709.1.isEmpty)

@@ -314,7 +314,8 @@ private func contains(_ data: Data, _ bytes: [UInt8]) -> Bool {
       let shrunk = full.resized(to: scaled.image.size)
       let error = ImageComparison.meanAbsoluteDifference(scaled.image, shrunk)
       #expect(error < 8, "mean abs error \(error) at \(eighths)/8")
-      let mirrored = ImageComparison.meanAbsoluteDifference(scaled.image.applyingOrientation(.upMirrored), shrunk)
+      let mirrored = ImageComparison.meanAbsoluteDifference(
+        scaled.image.applyingOrientation(.upMirrored), shrunk)
       #expect(mirrored > 3 * error, "a mirrored result (\(mirrored)) must be told apart")
     }
   }

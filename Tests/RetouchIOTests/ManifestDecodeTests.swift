@@ -22,7 +22,9 @@ struct ManifestDecodeTests {
   }
 
   @Test func manifestIsThere() {
-    #expect(SharedPhotos.manifest.count >= 100, "shared photos not found at \(SharedPhotos.directory.path)")
+    #expect(
+      SharedPhotos.manifest.count >= 100,
+      "shared photos not found at \(SharedPhotos.directory.path)")
   }
 
   @Test(arguments: entries)
@@ -36,8 +38,10 @@ struct ManifestDecodeTests {
     }
     let decoded = try decoder.decode(entry.url)
     let expected = try #require(entry.displaySize, "\(entry.id) has no display size")
-    #expect(decoded.image.width == expected.width && decoded.image.height == expected.height,
-      "\(entry.id) \(entry.path): got \(decoded.image.size), manifest says \(expected.width)x\(expected.height)")
+    #expect(
+      decoded.image.width == expected.width && decoded.image.height == expected.height,
+      "\(entry.id) \(entry.path): got \(decoded.image.size), manifest says \(expected.width)x\(expected.height)"
+    )
     #expect(decoded.metadata.pixelSize != nil)
   }
 
@@ -45,7 +49,9 @@ struct ManifestDecodeTests {
     let entry = SharedPhotos.entry("g23")
     var small = DecodeOptions()
     small.maxPixels = 100_000_000
-    let error = #expect(throws: ImageDecodingError.self) { try ImageDecoder(options: small).decode(entry.url) }
+    let error = #expect(throws: ImageDecodingError.self) {
+      try ImageDecoder(options: small).decode(entry.url)
+    }
     #expect(error?.kind == .tooLarge)
     let decoded = try ImageDecoder().decode(entry.url)
     #expect(decoded.image.size == PixelSize(width: 12240, height: 16320))
@@ -63,7 +69,8 @@ struct ManifestDecodeTests {
       // The eight files were re-encoded separately: JPEG noise of about 5 code values on average
       // is expected (measured 4.3–5.0). A wrong turn or flip must be far above that.
       #expect(diff < 7, "\(id) differs from landscape_1 by \(diff) on average")
-      let wrong = ImageComparison.meanAbsoluteDifference(image.applyingOrientation(.down), reference)
+      let wrong = ImageComparison.meanAbsoluteDifference(
+        image.applyingOrientation(.down), reference)
       #expect(wrong > 3 * diff, "\(id): a 180° mistake (\(wrong)) would not be told apart")
     }
   }

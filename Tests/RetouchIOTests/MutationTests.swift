@@ -18,7 +18,9 @@ struct MutationTests {
     case bitFlips, truncation, splicedHeader, zeroedRun, repeatedChunk, bigNumbers
   }
 
-  static func mutate(_ bytes: [UInt8], _ kind: Mutation, donor: [UInt8], rng: inout SeededRandom) -> [UInt8] {
+  static func mutate(_ bytes: [UInt8], _ kind: Mutation, donor: [UInt8], rng: inout SeededRandom)
+    -> [UInt8]
+  {
     var b = bytes
     let n = b.count
     switch kind {
@@ -48,7 +50,9 @@ struct MutationTests {
     case .bigNumbers:
       // Overwrite a 4-byte word near the header with extreme values (sizes, counts, offsets).
       let i = Int.random(in: 0..<max(1, min(n - 4, 1024)), using: &rng)
-      let values: [[UInt8]] = [[0xFF, 0xFF, 0xFF, 0xFF], [0x7F, 0xFF, 0xFF, 0xFF], [0, 0, 0, 0], [0xFF, 0xFE, 0, 1]]
+      let values: [[UInt8]] = [
+        [0xFF, 0xFF, 0xFF, 0xFF], [0x7F, 0xFF, 0xFF, 0xFF], [0, 0, 0, 0], [0xFF, 0xFE, 0, 1],
+      ]
       let v = values[Int.random(in: 0..<values.count, using: &rng)]
       for k in 0..<4 where i + k < n { b[i + k] = v[k] }
     }
@@ -88,7 +92,8 @@ struct MutationTests {
         do {
           let result = try ImageDecoder(options: options).decode(Data(bytes), source: "mutant")
           let image = result.image
-          #expect(image.width > 0 && image.height > 0 && image.pixelCount <= options.maxPixels,
+          #expect(
+            image.width > 0 && image.height > 0 && image.pixelCount <= options.maxPixels,
             "seed \(seed) \(sample.name) round \(round): bad size \(image.size)")
           #expect(image.byteCount == image.pixelCount * image.format.bytesPerPixel)
           decoded += 1
@@ -113,7 +118,9 @@ struct MutationTests {
       let prefix = Data(bytes.prefix(cut))
       var strict = DecodeOptions()
       strict.strictness = .failOnTruncation
-      #expect(throws: ImageDecodingError.self, "\(name) cut at \(cut) decoded under failOnTruncation") {
+      #expect(
+        throws: ImageDecodingError.self, "\(name) cut at \(cut) decoded under failOnTruncation"
+      ) {
         try ImageDecoder(options: strict).decode(prefix)
       }
       if let result = try? ImageDecoder().decode(prefix) {
@@ -123,7 +130,8 @@ struct MutationTests {
     }
     if name != "heic" {
       // JPEG and PNG show what is there: most cuts past the headers still give an image.
-      #expect(lenientImages > 100, "\(name): only \(lenientImages) truncated files decoded leniently")
+      #expect(
+        lenientImages > 100, "\(name): only \(lenientImages) truncated files decoded leniently")
     }
   }
 }

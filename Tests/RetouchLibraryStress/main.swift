@@ -31,14 +31,17 @@ func say(_ line: String) {
 
 func solidImage(_ rng: inout SplitMix, size: Int) -> Image {
   var image = Image(width: size, height: size * 3 / 4, format: .rgb8)
-  image.fillRect(x: 0, y: 0, width: image.width, height: image.height, color: (0..<3).map { _ in Int(rng.next() % 256) })
+  image.fillRect(
+    x: 0, y: 0, width: image.width, height: image.height,
+    color: (0..<3).map { _ in Int(rng.next() % 256) })
   return image
 }
 
 func main() throws {
   let args = CommandLine.arguments
   guard args.count == 4, let seed = UInt64(args[3]) else {
-    FileHandle.standardError.write(Data("usage: retouch-library-stress LIBRARY SCRATCH SEED\n".utf8))
+    FileHandle.standardError.write(
+      Data("usage: retouch-library-stress LIBRARY SCRATCH SEED\n".utf8))
     exit(64)
   }
   let scratch = URL(fileURLWithPath: args[2], isDirectory: true)
@@ -56,7 +59,9 @@ func main() throws {
     if roll == 0 || live.isEmpty {
       let file = scratch.appendingPathComponent("new-\(seed)-\(step).png")
       try ImageEncoder().encode(solidImage(&rng, size: 40), as: .png).write(to: file)
-      for asset in try library.importPhotos(from: [file]).imported { say("import \(asset.id) \(file.path)") }
+      for asset in try library.importPhotos(from: [file]).imported {
+        say("import \(asset.id) \(file.path)")
+      }
     } else if roll == 1 {
       let asset = live[Int(rng.next() % UInt64(live.count))]
       try library.performChanges([.delete(asset.id)])
@@ -75,15 +80,19 @@ func main() throws {
       for k in 0..<count {
         let asset = live[Int(rng.next() % UInt64(live.count))]
         let payload = "s\(seed)-\(step)-\(k)"
-        var output = ContentEditingOutput(try library.requestContentEditingInput(for: asset.id), directory: scratch)
+        var output = ContentEditingOutput(
+          try library.requestContentEditingInput(for: asset.id), directory: scratch)
         try render.write(to: output.renderedContentURL)
-        output.adjustmentData = AdjustmentData(formatIdentifier: "org.retouch.stress", formatVersion: "1", data: Data(payload.utf8))
+        output.adjustmentData = AdjustmentData(
+          formatIdentifier: "org.retouch.stress", formatVersion: "1", data: Data(payload.utf8))
         requests.append(.edit(asset.id, output: output))
         outputs.append(output.renderedContentURL)
       }
       let revisions = try library.performChanges(requests)
       for revision in revisions {
-        say("edit \(revision.id) \(revision.assetID) \(String(decoding: revision.adjustmentData?.data ?? Data(), as: UTF8.self))")
+        say(
+          "edit \(revision.id) \(revision.assetID) \(String(decoding: revision.adjustmentData?.data ?? Data(), as: UTF8.self))"
+        )
       }
       for url in outputs { try? FileManager.default.removeItem(at: url) }
     }

@@ -33,17 +33,24 @@ import Testing
     #expect(keys == keys.sorted())
 
     let canon = try library.assets(AssetQuery(camera: "canon"))
-    #expect(Set(canon.map(\.id)) == Set(assets.filter { $0.cameraMake?.lowercased().contains("canon") == true }.map(\.id)))
+    #expect(
+      Set(canon.map(\.id))
+        == Set(assets.filter { $0.cameraMake?.lowercased().contains("canon") == true }.map(\.id)))
     #expect(!canon.isEmpty)
     #expect(try library.assets(AssetQuery(camera: "no such camera")).isEmpty)
 
     let first = try #require(dated.map { $0.captureDate! }.min())
     let range = first...first
-    #expect(try library.assets(AssetQuery(captureDates: range)).allSatisfy { $0.captureDate == first })
+    #expect(
+      try library.assets(AssetQuery(captureDates: range)).allSatisfy { $0.captureDate == first })
 
-    try library.performChanges([.edit(assets[1].id, output: try LibraryFixtures.output(in: scratch.url, payload: "e"))])
+    try library.performChanges([
+      .edit(assets[1].id, output: try LibraryFixtures.output(in: scratch.url, payload: "e"))
+    ])
     #expect(try library.assets(AssetQuery(edits: .edited)).map(\.id) == [assets[1].id])
     #expect(try library.assets(AssetQuery(edits: .unedited)).count == 3)
-    #expect(try library.assets(AssetQuery(sort: .importDate, limit: 2, offset: 1)).map(\.id) == Array(byImport.reversed()[1...2]))
+    #expect(
+      try library.assets(AssetQuery(sort: .importDate, limit: 2, offset: 1)).map(\.id)
+        == Array(byImport.reversed()[1...2]))
   }
 }

@@ -9,11 +9,14 @@ import Testing
 
 @Suite struct ChangeRequestTests {
   /// A library with `count` synthetic photos, and the clock it runs on.
-  func makeLibrary(_ scratch: ScratchFolder, count: Int) throws -> (PhotoLibrary, [AssetID], TestClock) {
+  func makeLibrary(_ scratch: ScratchFolder, count: Int) throws -> (
+    PhotoLibrary, [AssetID], TestClock
+  ) {
     let incoming = scratch.path("incoming")
     try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
     for i in 0..<count {
-      try LibraryFixtures.syntheticPhoto(seed: UInt64(i + 1)).write(to: incoming.appendingPathComponent(String(format: "p%02d.png", i)))
+      try LibraryFixtures.syntheticPhoto(seed: UInt64(i + 1)).write(
+        to: incoming.appendingPathComponent(String(format: "p%02d.png", i)))
     }
     let clock = TestClock()
     var options = PhotoLibrary.Options()
@@ -35,14 +38,18 @@ import Testing
     Snapshot(
       assets: try ids.map { try library.asset($0) },
       histories: try ids.map { try library.history(of: $0) },
-      renders: try FileManager.default.contentsOfDirectory(atPath: library.url.appendingPathComponent("Renders").path).sorted())
+      renders: try FileManager.default.contentsOfDirectory(
+        atPath: library.url.appendingPathComponent("Renders").path
+      ).sorted())
   }
 
   @Test func batchCommitsEveryEdit() throws {
     let scratch = try ScratchFolder()
     defer { scratch.cleanUp() }
     let (library, ids, _) = try makeLibrary(scratch, count: 4)
-    let outputs = try ids.map { try LibraryFixtures.output(in: scratch.url, payload: "edit of \($0)") }
+    let outputs = try ids.map {
+      try LibraryFixtures.output(in: scratch.url, payload: "edit of \($0)")
+    }
     let revisions = try library.performChanges { batch in
       for (id, output) in zip(ids, outputs) { batch.edit(id, output: output) }
     }
@@ -67,7 +74,9 @@ import Testing
     let (library, ids, _) = try makeLibrary(scratch, count: 10)
     // An earlier edit of some photos, so "unchanged" covers edited photos too.
     try library.performChanges { batch in
-      for id in ids.prefix(3) { batch.edit(id, output: try! LibraryFixtures.output(in: scratch.url, payload: "before")) }
+      for id in ids.prefix(3) {
+        batch.edit(id, output: try! LibraryFixtures.output(in: scratch.url, payload: "before"))
+      }
     }
     let before = try snapshot(library, ids)
     var requests: [ChangeRequest] = []
@@ -75,7 +84,8 @@ import Testing
       var output = try LibraryFixtures.output(in: scratch.url, payload: "batch \(i)")
       if i == 6 {
         try FileManager.default.removeItem(at: output.renderedContentURL)
-        output.adjustmentData = AdjustmentData(formatIdentifier: "org.example.test", formatVersion: "1", data: Data())
+        output.adjustmentData = AdjustmentData(
+          formatIdentifier: "org.example.test", formatVersion: "1", data: Data())
       }
       requests.append(.edit(id, output: output))
     }
@@ -96,7 +106,9 @@ import Testing
     var options = library.options
     options.failsAfterStagedRenders = 6
     let failing = try PhotoLibrary(at: library.url, options: options)
-    let requests = try ids.map { ChangeRequest.edit($0, output: try LibraryFixtures.output(in: scratch.url, payload: "x")) }
+    let requests = try ids.map {
+      ChangeRequest.edit($0, output: try LibraryFixtures.output(in: scratch.url, payload: "x"))
+    }
     let error = #expect(throws: LibraryError.self) { try failing.performChanges(requests) }
     #expect(error?.kind == .fileSystem)
     #expect(try snapshot(library, ids) == before)
@@ -109,7 +121,8 @@ import Testing
     let (library, ids, clock) = try makeLibrary(scratch, count: 1)
     let id = ids[0]
     let config1 = EditConfig(properties: [.exposure: 0.3])
-    let config2 = EditConfig(properties: [.exposure: 0.5, .contrast: 0.2], look: LookSelection(.noir, strength: 0.7))
+    let config2 = EditConfig(
+      properties: [.exposure: 0.5, .contrast: 0.2], look: LookSelection(.noir, strength: 0.7))
     for config in [config1, config2] {
       clock.advance(by: 60)
       var output = try LibraryFixtures.output(in: scratch.url, payload: "")
@@ -148,14 +161,18 @@ import Testing
     let scratch = try ScratchFolder()
     defer { scratch.cleanUp() }
     let (library, ids, clock) = try makeLibrary(scratch, count: 3)
-    try library.performChanges([.edit(ids[0], output: try LibraryFixtures.output(in: scratch.url, payload: "e"))])
+    try library.performChanges([
+      .edit(ids[0], output: try LibraryFixtures.output(in: scratch.url, payload: "e"))
+    ])
     try library.performChanges([.delete(ids[0]), .delete(ids[1])])
     #expect(try library.assets().map(\.id) == [ids[2]])
     #expect(Set(try library.assets(AssetQuery(deletion: .deleted)).map(\.id)) == [ids[0], ids[1]])
     #expect(try library.asset(ids[0]).deletedDate == clock.now)
     // A deleted photo cannot be edited, nor deleted twice; a live one cannot be restored.
     #expect(throws: LibraryError.self) {
-      try library.performChanges([.edit(ids[0], output: try LibraryFixtures.output(in: scratch.url, payload: "x"))])
+      try library.performChanges([
+        .edit(ids[0], output: try LibraryFixtures.output(in: scratch.url, payload: "x"))
+      ])
     }
     #expect(throws: LibraryError.self) { try library.performChanges([.delete(ids[1])]) }
     #expect(throws: LibraryError.self) { try library.performChanges([.restore(ids[2])]) }
@@ -187,12 +204,18 @@ import Testing
     let (library, ids, _) = try makeLibrary(scratch, count: 1)
     var output = try LibraryFixtures.output(in: scratch.url, payload: "p")
     output.adjustmentData = nil
-    let noData = #expect(throws: LibraryError.self) { try library.performChanges([.edit(ids[0], output: output)]) }
+    let noData = #expect(throws: LibraryError.self) {
+      try library.performChanges([.edit(ids[0], output: output)])
+    }
     #expect(noData?.detail.contains("no adjustment data") == true)
     let notJPEG = try LibraryFixtures.output(in: scratch.url, payload: "p")
     try LibraryFixtures.syntheticPhoto(seed: 1).write(to: notJPEG.renderedContentURL)
-    let wrongType = #expect(throws: LibraryError.self) { try library.performChanges([.edit(ids[0], output: notJPEG)]) }
+    let wrongType = #expect(throws: LibraryError.self) {
+      try library.performChanges([.edit(ids[0], output: notJPEG)])
+    }
     #expect(wrongType?.detail.contains("not a JPEG") == true)
-    #expect(throws: LibraryError.self) { try library.performChanges([.revertToOriginal(AssetID(999))]) }
+    #expect(throws: LibraryError.self) {
+      try library.performChanges([.revertToOriginal(AssetID(999))])
+    }
   }
 }

@@ -34,13 +34,18 @@ import Testing
     defer { scratch.cleanUp() }
     let incoming = scratch.path("incoming")
     try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
-    for i in 0..<8 { try LibraryFixtures.syntheticPhoto(seed: UInt64(100 + i)).write(to: incoming.appendingPathComponent("\(i).png")) }
+    for i in 0..<8 {
+      try LibraryFixtures.syntheticPhoto(seed: UInt64(100 + i)).write(
+        to: incoming.appendingPathComponent("\(i).png"))
+    }
     let libraryURL = scratch.path("Library")
     var sources: [AssetID: URL] = [:]
     for asset in try PhotoLibrary(at: libraryURL).importPhotos(from: [incoming]).imported {
       sources[asset.id] = incoming.appendingPathComponent(asset.originalFilename)
     }
-    #expect(FileManager.default.isExecutableFile(atPath: Self.helper.path), "helper missing at \(Self.helper.path)")
+    #expect(
+      FileManager.default.isExecutableFile(atPath: Self.helper.path),
+      "helper missing at \(Self.helper.path)")
 
     var reportedEdits: [Int64: (asset: AssetID, payload: String)] = [:]
     var reportedReverts: [Int64: AssetID] = [:]
@@ -48,7 +53,9 @@ import Testing
     for round in 0..<30 {
       let process = Process()
       process.executableURL = Self.helper
-      process.arguments = [libraryURL.path, scratch.path("work").path, String(seed &+ UInt64(round))]
+      process.arguments = [
+        libraryURL.path, scratch.path("work").path, String(seed &+ UInt64(round)),
+      ]
       let pipe = Pipe()
       process.standardOutput = pipe
       process.standardError = FileHandle.nullDevice
@@ -58,7 +65,9 @@ import Testing
       usleep(UInt32(20_000 + rng.next() % 400_000))
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
-      #expect(process.terminationReason == .uncaughtSignal, "round \(round): the helper stopped on its own")
+      #expect(
+        process.terminationReason == .uncaughtSignal,
+        "round \(round): the helper stopped on its own")
       let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
       // Only whole lines: the kill may cut the last one.
       for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
@@ -74,7 +83,9 @@ import Testing
       let library = try PhotoLibrary(at: libraryURL)
       let report = try library.checkIntegrity()
       #expect(report.isConsistent, "round \(round): \(report.problems)")
-      #expect(report.problems.allSatisfy { $0.kind == .orphanFile || $0.kind == .temporaryFile }, "round \(round): \(report.problems)")
+      #expect(
+        report.problems.allSatisfy { $0.kind == .orphanFile || $0.kind == .temporaryFile },
+        "round \(round): \(report.problems)")
       repairedLeftovers += report.problems.count
       let again = try library.checkIntegrity().problems
       #expect(again.isEmpty, "round \(round): the repair did not hold: \(again)")
@@ -83,7 +94,9 @@ import Testing
     // Nothing lost: every reported commit is in the history; every original is intact.
     let library = try PhotoLibrary(at: libraryURL)
     var histories: [AssetID: [AssetRevision]] = [:]
-    for asset in try library.assets(AssetQuery(deletion: .all)) { histories[asset.id] = try library.history(of: asset.id) }
+    for asset in try library.assets(AssetQuery(deletion: .all)) {
+      histories[asset.id] = try library.history(of: asset.id)
+    }
     for (revision, expected) in reportedEdits {
       let found = histories[expected.asset]?.first { $0.id == revision }
       #expect(found?.adjustmentData?.data == Data(expected.payload.utf8), "edit \(revision) lost")
@@ -92,13 +105,19 @@ import Testing
       }
     }
     for (revision, asset) in reportedReverts {
-      #expect(histories[asset]?.contains { $0.id == revision && $0.kind == .revertToOriginal } == true, "revert \(revision) lost")
+      #expect(
+        histories[asset]?.contains { $0.id == revision && $0.kind == .revertToOriginal } == true,
+        "revert \(revision) lost")
     }
     for (id, source) in sources {
       let asset = try library.asset(id)
-      #expect(try Data(contentsOf: library.originalURL(for: asset)) == Data(contentsOf: source), "original of \(id)")
+      #expect(
+        try Data(contentsOf: library.originalURL(for: asset)) == Data(contentsOf: source),
+        "original of \(id)")
     }
     // The helper did real work between kills (else the test proves nothing).
-    #expect(reportedEdits.count > 30, "only \(reportedEdits.count) edits committed; leftovers repaired: \(repairedLeftovers)")
+    #expect(
+      reportedEdits.count > 30,
+      "only \(reportedEdits.count) edits committed; leftovers repaired: \(repairedLeftovers)")
   }
 }

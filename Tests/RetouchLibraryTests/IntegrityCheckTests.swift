@@ -9,11 +9,17 @@ import Testing
   func makeEditedLibrary(_ scratch: ScratchFolder) throws -> (PhotoLibrary, [AssetID]) {
     let incoming = scratch.path("incoming")
     try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
-    for i in 0..<3 { try LibraryFixtures.syntheticPhoto(seed: UInt64(40 + i)).write(to: incoming.appendingPathComponent("\(i).png")) }
+    for i in 0..<3 {
+      try LibraryFixtures.syntheticPhoto(seed: UInt64(40 + i)).write(
+        to: incoming.appendingPathComponent("\(i).png"))
+    }
     let library = try PhotoLibrary(at: scratch.path("Library"))
     let ids = try library.importPhotos(from: [incoming]).imported.map(\.id)
     for payload in ["first", "second"] {
-      try library.performChanges(try ids.map { .edit($0, output: try LibraryFixtures.output(in: scratch.url, payload: payload)) })
+      try library.performChanges(
+        try ids.map {
+          .edit($0, output: try LibraryFixtures.output(in: scratch.url, payload: payload))
+        })
     }
     return (library, ids)
   }
@@ -35,10 +41,13 @@ import Testing
 
     let report = try library.checkIntegrity()
     let kinds = Set(report.problems.map(\.kind))
-    #expect(kinds == [.temporaryFile, .orphanFile, .originalWritable, .missingRender, .danglingReference])
+    #expect(
+      kinds == [.temporaryFile, .orphanFile, .originalWritable, .missingRender, .danglingReference])
     #expect(!report.isConsistent)  // the lost render's history entry cannot be brought back
-    #expect(!FileManager.default.fileExists(atPath: renders.appendingPathComponent("x.jpg.tmp").path))
-    #expect(!FileManager.default.fileExists(atPath: renders.appendingPathComponent("stray.jpg").path))
+    #expect(
+      !FileManager.default.fileExists(atPath: renders.appendingPathComponent("x.jpg.tmp").path))
+    #expect(
+      !FileManager.default.fileExists(atPath: renders.appendingPathComponent("stray.jpg").path))
     #expect(!DurableFile.isWritable(original))
     let fallback = try #require(try library.currentRevision(of: ids[1]))
     #expect(fallback.adjustmentData?.data == Data("first".utf8))
@@ -62,6 +71,8 @@ import Testing
     try Data("stray".utf8).write(to: library.url.appendingPathComponent("Renders/stray.jpg"))
     let dry = try library.checkIntegrity(repair: false)
     #expect(dry.problems.contains { $0.kind == .orphanFile && !$0.repaired })
-    #expect(FileManager.default.fileExists(atPath: library.url.appendingPathComponent("Renders/stray.jpg").path))
+    #expect(
+      FileManager.default.fileExists(
+        atPath: library.url.appendingPathComponent("Renders/stray.jpg").path))
   }
 }

@@ -19,13 +19,15 @@ struct LibraryEditor: Sendable, CustomStringConvertible {
 
   static let all: [LibraryEditor] = [
     LibraryEditor(
-      description: "retouch", format: RetouchEditingController.format, make: { RetouchEditingController() },
+      description: "retouch", format: RetouchEditingController.format,
+      make: { RetouchEditingController() },
       change: { editor in
         let c = (editor as? RetouchEditingController)?.editController
         c?.addConfig(EditConfig(properties: [.exposure: 0.3, .contrast: 0.2]))
         c?.addConfig(EditConfig(look: LookSelection(.chrome, strength: 0.6), actionType: .look))
       },
-      expectedConfig: EditConfig(properties: [.exposure: 0.3, .contrast: 0.2], look: LookSelection(.chrome, strength: 0.6))),
+      expectedConfig: EditConfig(
+        properties: [.exposure: 0.3, .contrast: 0.2], look: LookSelection(.chrome, strength: 0.6))),
     LibraryEditor(
       description: "vignette", format: VignetteEdit.format, make: { VignetteEditingController() },
       change: { ($0 as? VignetteEditingController)?.setEdit(VignetteEdit(intensity: 0.9)) },
@@ -86,7 +88,9 @@ struct LibraryEditor: Sendable, CustomStringConvertible {
     // Any other editor refuses the data and gets the library's render.
     for other in LibraryEditor.all where other.description != editor.description {
       let base = try again.base(for: other.make())
-      #expect(base == .rendered(.file(try library.currentImageURL(of: id))), "\(other) on \(editor)'s edit")
+      #expect(
+        base == .rendered(.file(try library.currentImageURL(of: id))),
+        "\(other) on \(editor)'s edit")
     }
   }
 }

@@ -13,15 +13,23 @@ import Testing
   /// a HEIC in a subfolder.
   func makeIncomingFolder(_ scratch: ScratchFolder) throws -> URL {
     let incoming = scratch.path("incoming")
-    try FileManager.default.createDirectory(at: incoming.appendingPathComponent("sub"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      at: incoming.appendingPathComponent("sub"), withIntermediateDirectories: true)
     let made = try LibraryFixtures.smallPhotos(["g14", "g43", "g52"], in: scratch.url)
-    try FileManager.default.copyItem(at: made[0], to: incoming.appendingPathComponent("1-canon.jpg"))
-    try FileManager.default.copyItem(at: made[1], to: incoming.appendingPathComponent("2-iphone.jpg"))
-    try Data("this is not a photo at all".utf8).write(to: incoming.appendingPathComponent("3-broken.jpg"))
-    try FileManager.default.copyItem(at: made[2], to: incoming.appendingPathComponent("4-nikon.jpg"))
-    try FileManager.default.copyItem(at: made[0], to: incoming.appendingPathComponent("5-copy-of-canon.jpg"))
-    try LibraryFixtures.syntheticPhoto(seed: 7).write(to: incoming.appendingPathComponent("6-drawing.png"))
-    try FileManager.default.copyItem(at: SharedPhotos.url("g16"), to: incoming.appendingPathComponent("sub/7-phone.heic"))
+    try FileManager.default.copyItem(
+      at: made[0], to: incoming.appendingPathComponent("1-canon.jpg"))
+    try FileManager.default.copyItem(
+      at: made[1], to: incoming.appendingPathComponent("2-iphone.jpg"))
+    try Data("this is not a photo at all".utf8).write(
+      to: incoming.appendingPathComponent("3-broken.jpg"))
+    try FileManager.default.copyItem(
+      at: made[2], to: incoming.appendingPathComponent("4-nikon.jpg"))
+    try FileManager.default.copyItem(
+      at: made[0], to: incoming.appendingPathComponent("5-copy-of-canon.jpg"))
+    try LibraryFixtures.syntheticPhoto(seed: 7).write(
+      to: incoming.appendingPathComponent("6-drawing.png"))
+    try FileManager.default.copyItem(
+      at: SharedPhotos.url("g16"), to: incoming.appendingPathComponent("sub/7-phone.heic"))
     try Data("notes".utf8).write(to: incoming.appendingPathComponent("readme.txt"))
     return incoming
   }
@@ -34,7 +42,10 @@ import Testing
     var reports: [ImportProgress] = []
     let result = try library.importPhotos(from: [incoming]) { reports.append($0) }
 
-    #expect(result.imported.map(\.originalFilename) == ["1-canon.jpg", "2-iphone.jpg", "4-nikon.jpg", "6-drawing.png", "7-phone.heic"])
+    #expect(
+      result.imported.map(\.originalFilename) == [
+        "1-canon.jpg", "2-iphone.jpg", "4-nikon.jpg", "6-drawing.png", "7-phone.heic",
+      ])
     #expect(result.failures.map(\.file.lastPathComponent) == ["3-broken.jpg"])
     #expect(result.failures.first?.reason.contains("unsupported format") == true)
     #expect(result.duplicates.map(\.file.lastPathComponent) == ["5-copy-of-canon.jpg"])
@@ -63,7 +74,9 @@ import Testing
       #expect(asset.originalHash == SHA256.hexDigest(source))
       #expect(original.deletingPathExtension().lastPathComponent == asset.originalHash)
       #expect(!FileManager.default.isWritableFile(atPath: original.path) || getuid() == 0)
-      let mode = (try FileManager.default.attributesOfItem(atPath: original.path)[.posixPermissions] as? NSNumber)?.intValue
+      let mode =
+        (try FileManager.default.attributesOfItem(atPath: original.path)[.posixPermissions]
+        as? NSNumber)?.intValue
       #expect(mode == 0o444)
     }
   }
@@ -94,6 +107,7 @@ import Testing
 
   static func source(of asset: Asset, in incoming: URL) -> URL {
     let direct = incoming.appendingPathComponent(asset.originalFilename)
-    return FileManager.default.fileExists(atPath: direct.path) ? direct : incoming.appendingPathComponent("sub/\(asset.originalFilename)")
+    return FileManager.default.fileExists(atPath: direct.path)
+      ? direct : incoming.appendingPathComponent("sub/\(asset.originalFilename)")
   }
 }

@@ -15,7 +15,8 @@ struct ScratchFolder {
   init(_ name: String = #function) throws {
     let safe = name.filter { $0.isLetter || $0.isNumber }
     url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("retouch-library-tests-\(safe)-\(UUID().uuidString.prefix(8))", isDirectory: true)
+      .appendingPathComponent(
+        "retouch-library-tests-\(safe)-\(UUID().uuidString.prefix(8))", isDirectory: true)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
   }
 
@@ -30,7 +31,9 @@ struct ScratchFolder {
 /// A clock the tests move by hand.
 final class TestClock: Sendable {
   private let seconds = AtomicSeconds()
-  init(_ start: Date = Date(timeIntervalSince1970: 1_700_000_000)) { seconds.set(start.timeIntervalSince1970) }
+  init(_ start: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
+    seconds.set(start.timeIntervalSince1970)
+  }
   var now: Date { Date(timeIntervalSince1970: seconds.get()) }
   func advance(by interval: TimeInterval) { seconds.set(seconds.get() + interval) }
 }
@@ -63,12 +66,15 @@ enum LibraryFixtures {
   }
 
   /// A small synthetic photo, different for each `seed`, encoded as `format`.
-  static func syntheticPhoto(seed: UInt64, format: ImageFormat = .png, size: Int = 48) throws -> Data {
+  static func syntheticPhoto(seed: UInt64, format: ImageFormat = .png, size: Int = 48) throws
+    -> Data
+  {
     var rng = SeededRandom(seed: seed)
     var image = Image(width: size, height: size * 3 / 4, format: .rgb8, colorSpace: .sRGB)
     let color = (0..<3).map { _ in Int(rng.next() % 256) }
     image.fillRect(x: 0, y: 0, width: image.width, height: image.height, color: color)
-    image.fillRect(x: Int(rng.next() % 20), y: Int(rng.next() % 10), width: 8, height: 8, color: [255, 255, 255])
+    image.fillRect(
+      x: Int(rng.next() % 20), y: Int(rng.next() % 10), width: 8, height: 8, color: [255, 255, 255])
     return try ImageEncoder().encode(image, as: format)
   }
 
@@ -80,12 +86,15 @@ enum LibraryFixtures {
   }
 
   /// An output holding a render and some adjustment data, ready to commit.
-  static func output(in folder: URL, identifier: String = "org.example.test", payload: String, shade: UInt8 = 128) throws
+  static func output(
+    in folder: URL, identifier: String = "org.example.test", payload: String, shade: UInt8 = 128
+  ) throws
     -> ContentEditingOutput
   {
     var output = ContentEditingOutput(detachedInput, directory: folder)
     try writeRender(to: output.renderedContentURL, shade: shade)
-    output.adjustmentData = AdjustmentData(formatIdentifier: identifier, formatVersion: "1", data: Data(payload.utf8))
+    output.adjustmentData = AdjustmentData(
+      formatIdentifier: identifier, formatVersion: "1", data: Data(payload.utf8))
     return output
   }
 
@@ -93,7 +102,8 @@ enum LibraryFixtures {
   /// its input's folder, so outputs for any asset (even a deleted one) can be made from it.
   static var detachedInput: ContentEditingInput {
     ContentEditingInput(
-      original: .data(Data(), name: "none"), orientation: .up, metadata: PhotoMetadata(), displaySizeImage: nil,
+      original: .data(Data(), name: "none"), orientation: .up, metadata: PhotoMetadata(),
+      displaySizeImage: nil,
       adjustmentData: nil, renderedPhoto: nil)
   }
 }

@@ -12,7 +12,8 @@ import Testing
     let db = try SQLiteDatabase(path: folder.path("t.sqlite").path)
     try db.execute("CREATE TABLE t(i INTEGER, r REAL, s TEXT, b BLOB, n TEXT)")
     let blob = Data([0, 1, 2, 255])
-    try db.run("INSERT INTO t VALUES (?, ?, ?, ?, ?)", [Int64.max, 2.5, "héllo ✓", blob, String?.none])
+    try db.run(
+      "INSERT INTO t VALUES (?, ?, ?, ?, ?)", [Int64.max, 2.5, "héllo ✓", blob, String?.none])
     try db.run("INSERT INTO t VALUES (?, ?, ?, ?, ?)", [-1, -0.0, "", Data(), "x"])
     let rows = try db.query("SELECT i, r, s, b, n FROM t ORDER BY rowid") { s in
       (s.int64(0), s.optionalDouble(1), s.optionalString(2), s.optionalData(3), s.optionalString(4))

@@ -10,24 +10,30 @@ import Testing
 @Suite struct SchemaMigrationTests {
   /// A library as schema version 1 wrote it: one photo with two edits (adjustment data in the
   /// row, no render hashes, no current-revision column).
-  func makeVersion1Library(_ scratch: ScratchFolder) throws -> (URL, original: Data, renders: [Data]) {
+  func makeVersion1Library(_ scratch: ScratchFolder) throws -> (
+    URL, original: Data, renders: [Data]
+  ) {
     let folder = scratch.path("Old")
     for sub in ["Originals", "Renders"] {
-      try FileManager.default.createDirectory(at: folder.appendingPathComponent(sub), withIntermediateDirectories: true)
+      try FileManager.default.createDirectory(
+        at: folder.appendingPathComponent(sub), withIntermediateDirectories: true)
     }
     let original = try LibraryFixtures.syntheticPhoto(seed: 3, format: .jpeg)
     let hash = SHA256.hexDigest(original)
     let originalURL = folder.appendingPathComponent("Originals/\(hash.prefix(2))/\(hash).jpg")
-    try FileManager.default.createDirectory(at: originalURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      at: originalURL.deletingLastPathComponent(), withIntermediateDirectories: true)
     try original.write(to: originalURL)
-    try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: originalURL.path)
+    try FileManager.default.setAttributes(
+      [.posixPermissions: 0o444], ofItemAtPath: originalURL.path)
     var renders: [Data] = []
     for (i, name) in ["r1.jpg", "r2.jpg"].enumerated() {
       let url = folder.appendingPathComponent("Renders/\(name)")
       try LibraryFixtures.writeRender(to: url, shade: UInt8(60 + 60 * i))
       renders.append(try Data(contentsOf: url))
     }
-    let db = try SQLiteDatabase(path: folder.appendingPathComponent(PhotoLibrary.databaseFilename).path)
+    let db = try SQLiteDatabase(
+      path: folder.appendingPathComponent(PhotoLibrary.databaseFilename).path)
     try db.execute(LibrarySchema.version1)
     try db.run(
       """
@@ -37,9 +43,11 @@ import Testing
       """, [hash, original.count])
     let config = EditConfig(properties: [.saturation: 0.4])
     try db.run(
-      "INSERT INTO edits VALUES (1, 1, 1600000100, 'r1.jpg', 'org.example.vignette', '1', ?)", [Data("{\"v\":0.5}".utf8)])
+      "INSERT INTO edits VALUES (1, 1, 1600000100, 'r1.jpg', 'org.example.vignette', '1', ?)",
+      [Data("{\"v\":0.5}".utf8)])
     try db.run(
-      "INSERT INTO edits VALUES (2, 1, 1600000200, 'r2.jpg', ?, '1', ?)", [EditConfig.formatIdentifier, config.jsonData()])
+      "INSERT INTO edits VALUES (2, 1, 1600000200, 'r2.jpg', ?, '1', ?)",
+      [EditConfig.formatIdentifier, config.jsonData()])
     return (folder, original, renders)
   }
 
@@ -60,7 +68,11 @@ import Testing
     let history = try library.history(of: asset.id)
     #expect(history.map(\.id) == [2, 1])
     #expect(history.allSatisfy { $0.kind == .edit })
-    #expect(history[1].adjustmentData == AdjustmentData(formatIdentifier: "org.example.vignette", formatVersion: "1", data: Data("{\"v\":0.5}".utf8)))
+    #expect(
+      history[1].adjustmentData
+        == AdjustmentData(
+          formatIdentifier: "org.example.vignette", formatVersion: "1",
+          data: Data("{\"v\":0.5}".utf8)))
     #expect(try library.currentRevision(of: asset.id)?.id == 2)
     let currentRender = try library.currentImageURL(of: asset.id)
     #expect(try Data(contentsOf: currentRender) == renders[1])

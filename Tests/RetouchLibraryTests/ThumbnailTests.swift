@@ -24,11 +24,16 @@ import Testing
     let thumb = try library.thumbnailURL(for: id, maxDimension: 128)
     let header = try ImageDecoder().readMetadata(try Data(contentsOf: thumb))
     #expect(header.metadata.pixelSize.map { max($0.width, $0.height) } == 128)
-    let modified = try FileManager.default.attributesOfItem(atPath: thumb.path)[.modificationDate] as? Date
+    let modified =
+      try FileManager.default.attributesOfItem(atPath: thumb.path)[.modificationDate] as? Date
     #expect(try library.thumbnailURL(for: id, maxDimension: 128) == thumb)
-    #expect(try FileManager.default.attributesOfItem(atPath: thumb.path)[.modificationDate] as? Date == modified)
+    #expect(
+      try FileManager.default.attributesOfItem(atPath: thumb.path)[.modificationDate] as? Date
+        == modified)
 
-    try library.performChanges([.edit(id, output: try LibraryFixtures.output(in: scratch.url, payload: "e"))])
+    try library.performChanges([
+      .edit(id, output: try LibraryFixtures.output(in: scratch.url, payload: "e"))
+    ])
     let edited = try library.thumbnailURL(for: id, maxDimension: 128)
     #expect(edited != thumb)
     #expect(try library.checkIntegrity().problems.isEmpty)

@@ -38,7 +38,9 @@ struct BackgroundBlurTests {
     let out = image.rendered(with: EditConfig(properties: [.backgroundBlur: 1]), options: options)
     // Left quarter (near, the focus depth): untouched.
     for y in stride(from: 0, to: 120, by: 7) {
-      for x in stride(from: 0, to: 40, by: 3) { #expect(out.pixel(x: x, y: y) == image.pixel(x: x, y: y)) }
+      for x in stride(from: 0, to: 40, by: 3) {
+        #expect(out.pixel(x: x, y: y) == image.pixel(x: x, y: y))
+      }
     }
     let before = Self.roughness(image, columns: 160..<200)
     let after = Self.roughness(out, columns: 160..<200)
@@ -55,8 +57,10 @@ struct BackgroundBlurTests {
     let image = Self.texture()
     var options = RenderOptions()
     options.depthMap = Self.splitDepth
-    let weak = image.rendered(with: EditConfig(properties: [.backgroundBlur: 0.3]), options: options)
-    let strong = image.rendered(with: EditConfig(properties: [.backgroundBlur: 1]), options: options)
+    let weak = image.rendered(
+      with: EditConfig(properties: [.backgroundBlur: 0.3]), options: options)
+    let strong = image.rendered(
+      with: EditConfig(properties: [.backgroundBlur: 1]), options: options)
     #expect(Self.roughness(strong, columns: 160..<200) < Self.roughness(weak, columns: 160..<200))
   }
 
@@ -71,7 +75,8 @@ struct BackgroundBlurTests {
   @Test func depthBlurDoesNotStream() {
     var options = RenderOptions()
     options.depthMap = Self.splitDepth
-    #expect(!StreamingRender.canStream(EditConfig(properties: [.backgroundBlur: 0.5]), options: options))
+    #expect(
+      !StreamingRender.canStream(EditConfig(properties: [.backgroundBlur: 0.5]), options: options))
     #expect(StreamingRender.canStream(EditConfig(properties: [.backgroundBlur: 0.5])))
   }
 }

@@ -19,7 +19,8 @@ struct EditConfigTests {
 
   @Test func combineAddsValuesAndComposesRotations() {
     let a = EditConfig(properties: [.exposure: 0.1, .saturation: 0.2], editRotation: .rotate90)
-    let b = EditConfig(properties: [.exposure: 0.1], editRotation: .flipped, actionType: .setting(.exposure))
+    let b = EditConfig(
+      properties: [.exposure: 0.1], editRotation: .flipped, actionType: .setting(.exposure))
     let c = [a, b].combine()
     #expect(abs(c.value(of: .exposure) - 0.2) < 1e-12)
     #expect(c.value(of: .saturation) == 0.2)
@@ -32,7 +33,10 @@ struct EditConfigTests {
     let a = EditConfig(crop: crop, aspectRatio: .square, look: LookSelection(.noir))
     let kept = a.combined(with: EditConfig(properties: [.tint: 0.1]))
     #expect(kept.crop == crop && kept.aspectRatio == .square && kept.look == LookSelection(.noir))
-    let replaced = a.combined(with: EditConfig(crop: .init(x: 0, y: 0, width: 0.2, height: 0.2), look: LookSelection(.fade, strength: 0.5)))
+    let replaced = a.combined(
+      with: EditConfig(
+        crop: .init(x: 0, y: 0, width: 0.2, height: 0.2), look: LookSelection(.fade, strength: 0.5))
+    )
     #expect(replaced.crop.width == 0.2 && replaced.look?.look == .fade)
   }
 
@@ -79,7 +83,8 @@ struct EditConfigTests {
 
   /// A config written by this version (format 1), stored verbatim: later versions must read it.
   @Test func readsTheVersionOneFormat() throws {
-    let stored = #"{"action":"contrast","aspectRatio":"4:3","crop":[0,0.1,1,0.8],"format":"retouch.edit","look":{"look":"noir","strength":0.8},"rotation":"rotate180","settings":{"contrast":0.2,"mixer.green.hue":-0.1},"version":1}"#
+    let stored =
+      #"{"action":"contrast","aspectRatio":"4:3","crop":[0,0.1,1,0.8],"format":"retouch.edit","look":{"look":"noir","strength":0.8},"rotation":"rotate180","settings":{"contrast":0.2,"mixer.green.hue":-0.1},"version":1}"#
     let c = try EditConfig(json: Data(stored.utf8))
     #expect(c.value(of: .contrast) == 0.2)
     #expect(c.value(of: .greenHue) == -0.1)
@@ -100,7 +105,9 @@ struct EditConfigTests {
     (#"{"format":"other.editor","version":1}"#, .malformedEdit, "expected 'retouch.edit'"),
   ])
   func rejectsBadJSON(json: String, kind: RenderError.Kind, message: String) {
-    let error = #expect(throws: RenderError.self) { try EditConfig(json: Data(json.utf8), source: "edit.json") }
+    let error = #expect(throws: RenderError.self) {
+      try EditConfig(json: Data(json.utf8), source: "edit.json")
+    }
     #expect(error?.kind == kind)
     #expect(error?.description.hasPrefix("edit.json: \(kind.label): ") == true)
     #expect(error?.detail.contains(message) == true, "\(error?.detail ?? "")")
@@ -113,15 +120,21 @@ struct EditSettingTests {
     for type in EditSettingType.allCases {
       let s = type.setting
       #expect(s.minimum < s.maximum, "\(type)")
-      #expect((s.minimum...s.maximum).contains(0) || type == .aspectRatio, "\(type): neutral outside range")
+      #expect(
+        (s.minimum...s.maximum).contains(0) || type == .aspectRatio,
+        "\(type): neutral outside range")
       #expect(!s.localizedName(.english).isEmpty && s.localizedName(.english) != "?")
-      #expect(s.localizedName(.simplifiedChinese) != s.localizedName(.english), "\(type) has no Chinese name")
+      #expect(
+        s.localizedName(.simplifiedChinese) != s.localizedName(.english),
+        "\(type) has no Chinese name")
       #expect(!s.symbolName.isEmpty)
     }
   }
 
   @Test func listsCoverEverySettingOnce() {
-    let listed = EditSetting.available.map(\.type) + MixerChannel.allCases.flatMap { EditSetting.colorMixer($0).map(\.type) }
+    let listed =
+      EditSetting.available.map(\.type)
+      + MixerChannel.allCases.flatMap { EditSetting.colorMixer($0).map(\.type) }
       + EditSetting.rotationSettings.map(\.type)
     #expect(Set(listed) == Set(EditSettingType.allCases))
     #expect(listed.count == EditSettingType.allCases.count)
@@ -131,7 +144,8 @@ struct EditSettingTests {
   @Test func changeConfigCarriesItsAction() {
     let c = EditSettingType.contrast.setting.change(by: 0.3)
     #expect(c.value(of: .contrast) == 0.3 && c.actionType == .setting(.contrast))
-    let a = EditSettingType.aspectRatio.setting.change(by: Double(EditAspectRatio.allCases.firstIndex(of: .square)!))
+    let a = EditSettingType.aspectRatio.setting.change(
+      by: Double(EditAspectRatio.allCases.firstIndex(of: .square)!))
     #expect(a.aspectRatio == .square)
   }
 }
@@ -143,7 +157,8 @@ struct CropGeometryTests {
     for handle in CropHandle.allCases {
       for aspect in [EditAspectRatio.square, .r16x9, .r9x16, .original] {
         let r = CropGeometry.corrected(
-          NormalizedRect(x: 0.1, y: 0.2, width: 0.7, height: 0.5), to: aspect, imageWidth: W, imageHeight: H,
+          NormalizedRect(x: 0.1, y: 0.2, width: 0.7, height: 0.5), to: aspect, imageWidth: W,
+          imageHeight: H,
           dragging: handle)
         let ratio = r.width * Double(W) / (r.height * Double(H))
         let want = aspect.ratio(forImageWidth: W, height: H)!
@@ -153,14 +168,18 @@ struct CropGeometryTests {
     }
     // Dragging the top-left corner keeps the bottom-right corner where it was.
     let r = CropGeometry.corrected(
-      NormalizedRect(x: 0.2, y: 0.2, width: 0.6, height: 0.6), to: .square, imageWidth: W, imageHeight: H,
+      NormalizedRect(x: 0.2, y: 0.2, width: 0.6, height: 0.6), to: .square, imageWidth: W,
+      imageHeight: H,
       dragging: .topLeft)
     #expect(abs(r.maxX - 0.8) < 1e-9 && abs(r.maxY - 0.8) < 1e-9)
   }
 
   @Test func straightenScaleCoversTheCorners() {
-    #expect(CropGeometry.straightenScale(degrees: 0, cropWidth: 400, cropHeight: 300, imageWidth: 400, imageHeight: 300) == 1)
-    let s = CropGeometry.straightenScale(degrees: 10, cropWidth: 400, cropHeight: 300, imageWidth: 400, imageHeight: 300)
+    #expect(
+      CropGeometry.straightenScale(
+        degrees: 0, cropWidth: 400, cropHeight: 300, imageWidth: 400, imageHeight: 300) == 1)
+    let s = CropGeometry.straightenScale(
+      degrees: 10, cropWidth: 400, cropHeight: 300, imageWidth: 400, imageHeight: 300)
     // Rotating the scaled photo by 10° must contain the crop's corners.
     let t = 10 * Double.pi / 180
     for (cx, cy) in [(200.0, 150.0), (-200.0, 150.0), (200.0, -150.0), (-200.0, -150.0)] {

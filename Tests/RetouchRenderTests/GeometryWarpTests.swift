@@ -26,7 +26,9 @@ struct GeometryWarpTests {
     (.rotate180, .down), (.rotate270, .left), (.rotate90Flipped, .rightMirrored),
     (.rotate180Flipped, .downMirrored), (.rotate270Flipped, .leftMirrored),
   ])
-  func quarterTurnsAndFlipsMatchEXIFOrientations(rotation: EditRotation, orientation: ImageOrientation) {
+  func quarterTurnsAndFlipsMatchEXIFOrientations(
+    rotation: EditRotation, orientation: ImageOrientation
+  ) {
     let image = Self.labelled(width: 7, height: 5)
     let t = GeometryTransform(config: EditConfig(editRotation: rotation), sourceSize: image.size)
     #expect(t.isWholePixelPermutation)
@@ -46,7 +48,8 @@ struct GeometryWarpTests {
   @Test func cropIsInTheRotatedFrame() {
     // After a 90° turn the shown image is 80 wide and 100 tall; crop its top-left quarter.
     let image = Self.labelled(width: 100, height: 80)
-    let config = EditConfig(crop: NormalizedRect(x: 0, y: 0, width: 0.5, height: 0.5), editRotation: .rotate90)
+    let config = EditConfig(
+      crop: NormalizedRect(x: 0, y: 0, width: 0.5, height: 0.5), editRotation: .rotate90)
     let out = image.warped(by: GeometryTransform(config: config, sourceSize: image.size))
     let turned = image.applyingOrientation(.right)
     #expect(out.size == PixelSize(width: 40, height: 50))
@@ -59,12 +62,17 @@ struct GeometryWarpTests {
   func straighteningLeavesNoEmptyCorners(degrees: Double) {
     for crop in [NormalizedRect.full, NormalizedRect(x: 0.05, y: 0.3, width: 0.6, height: 0.5)] {
       let size = PixelSize(width: 400, height: 300)
-      let t = GeometryTransform(config: EditConfig(properties: [.straighten: degrees], crop: crop), sourceSize: size)
+      let t = GeometryTransform(
+        config: EditConfig(properties: [.straighten: degrees], crop: crop), sourceSize: size)
       let o = t.outputSize
       // Every output corner samples inside the source (within rounding).
-      for (u, v) in [(0.0, 0.0), (Double(o.width), 0), (0, Double(o.height)), (Double(o.width), Double(o.height))] {
+      for (u, v) in [
+        (0.0, 0.0), (Double(o.width), 0), (0, Double(o.height)),
+        (Double(o.width), Double(o.height)),
+      ] {
         let p = t.outputToSource.apply(u, v)
-        #expect(p.x >= -1e-6 && p.x <= 400 + 1e-6 && p.y >= -1e-6 && p.y <= 300 + 1e-6,
+        #expect(
+          p.x >= -1e-6 && p.x <= 400 + 1e-6 && p.y >= -1e-6 && p.y <= 300 + 1e-6,
           "\(degrees)° crop \(crop): corner (\(u), \(v)) samples (\(p.x), \(p.y))")
       }
       #expect(t.straightenZoom >= 1)
@@ -85,9 +93,13 @@ struct GeometryWarpTests {
   @Test func straightenedConstantImageStaysConstant() {
     var image = Image(width: 64, height: 48, format: .rgba16)
     for y in 0..<48 { for x in 0..<64 { image.setPixel(x: x, y: y, [40000, 20000, 1000, 65535]) } }
-    let out = image.warped(by: GeometryTransform(config: EditConfig(properties: [.straighten: -17]), sourceSize: image.size))
+    let out = image.warped(
+      by: GeometryTransform(
+        config: EditConfig(properties: [.straighten: -17]), sourceSize: image.size))
     for y in stride(from: 0, to: out.height, by: 5) {
-      for x in stride(from: 0, to: out.width, by: 5) { #expect(out.pixel(x: x, y: y) == [40000, 20000, 1000, 65535]) }
+      for x in stride(from: 0, to: out.width, by: 5) {
+        #expect(out.pixel(x: x, y: y) == [40000, 20000, 1000, 65535])
+      }
     }
   }
 }
@@ -95,12 +107,14 @@ struct GeometryWarpTests {
 @Suite("NormalizedRect pixel rectangles")
 struct NormalizedRectPixelTests {
   @Test func floatingPointNoiseDoesNotWidenACrop() {
-    let r = NormalizedRect(x: 0.1, y: 0.2, width: 0.3, height: 0.4).pixelRect(width: 600, height: 450)
+    let r = NormalizedRect(x: 0.1, y: 0.2, width: 0.3, height: 0.4).pixelRect(
+      width: 600, height: 450)
     #expect(r.x == 60 && r.y == 90 && r.width == 180 && r.height == 180)
   }
 
   @Test func partialPixelsRoundOutwards() {
-    let r = NormalizedRect(x: 0.101, y: 0, width: 0.5, height: 0.333).pixelRect(width: 100, height: 100)
+    let r = NormalizedRect(x: 0.101, y: 0, width: 0.5, height: 0.333).pixelRect(
+      width: 100, height: 100)
     #expect(r.x == 10 && r.width == 51 && r.height == 34)
   }
 }

@@ -10,9 +10,11 @@ import Testing
 @Suite("README example")
 struct ReadmeExampleTests {
   @Test func theExampleRuns() throws {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent()
-    let out = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+      .deletingLastPathComponent()
+    let out = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "readme-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: out) }
     let previous = FileManager.default.currentDirectoryPath
@@ -27,13 +29,15 @@ struct ReadmeExampleTests {
     // One value describes the whole edit; the renderer compiles it into a few fast passes.
     let edit = EditConfig(
       properties: [.exposure: 0.3, .contrast: 0.2, .shadows: 0.4, .vignette: 0.3],
-      crop: NormalizedRect(x: 0.05, y: 0, width: 0.9, height: 1), look: LookSelection(.chrome, strength: 0.6))
+      crop: NormalizedRect(x: 0.05, y: 0, width: 0.9, height: 1),
+      look: LookSelection(.chrome, strength: 0.6))
     let edited = photo.image.rendered(with: edit)
 
     // Write it with the original's metadata, corrected for the new pixels.
     var options = EncodeOptions()
     options.quality = 85
-    try ImageEncoder(options: options).write(edited, as: .jpeg, metadata: photo.metadata, to: out.appendingPathComponent("edited.jpg"))
+    try ImageEncoder(options: options).write(
+      edited, as: .jpeg, metadata: photo.metadata, to: out.appendingPathComponent("edited.jpg"))
     print(String(decoding: edit.jsonData(), as: UTF8.self))  // the edit as stable, versioned JSON
     // --- end README example ---
 

@@ -46,7 +46,8 @@ enum RenderReference {
     if sharp > 0 {
       img = Sharpening(amount: min(sharp, 1), renderScale: renderScale).appliedReference(to: img)
     }
-    return fused(img, config: config, renderScale: renderScale, options: options, guideSource: guideSource)
+    return fused(
+      img, config: config, renderScale: renderScale, options: options, guideSource: guideSource)
   }
 
   /// The fused per-pixel pass alone (stage 2 above).

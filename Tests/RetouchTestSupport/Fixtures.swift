@@ -13,7 +13,8 @@ public enum SharedPhotos {
     // This file is <root>/Tests/RetouchTestSupport/Fixtures.swift.
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
-    return root.deletingLastPathComponent().appendingPathComponent("shared/photos", isDirectory: true)
+    return root.deletingLastPathComponent().appendingPathComponent(
+      "shared/photos", isDirectory: true)
   }()
 
   /// One row of MANIFEST.tsv.
@@ -40,11 +41,14 @@ public enum SharedPhotos {
 
   /// Every row of the manifest (empty when the folder is missing, which tests treat as failure).
   public static let manifest: [Entry] = {
-    guard let text = try? String(contentsOf: directory.appendingPathComponent("MANIFEST.tsv"), encoding: .utf8)
+    guard
+      let text = try? String(
+        contentsOf: directory.appendingPathComponent("MANIFEST.tsv"), encoding: .utf8)
     else { return [] }
     var lines = text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
     guard !lines.isEmpty else { return [] }
-    let header = lines.removeFirst().split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+    let header = lines.removeFirst().split(separator: "\t", omittingEmptySubsequences: false).map(
+      String.init)
     return lines.map { line in
       let cols = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
       var f: [String: String] = [:]

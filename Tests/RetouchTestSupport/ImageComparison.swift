@@ -7,7 +7,8 @@ public enum ImageComparison {
   /// Mean absolute difference per component on the 8-bit scale (16-bit values are scaled by
   /// 255/65535), between two images of the same size and channel count.
   public static func meanAbsoluteDifference(_ a: Image, _ b: Image) -> Double {
-    precondition(a.size == b.size && a.format.channelCount == b.format.channelCount, "images differ in shape")
+    precondition(
+      a.size == b.size && a.format.channelCount == b.format.channelCount, "images differ in shape")
     let count = a.pixelCount * a.format.channelCount
     func values(_ image: Image) -> [Double] {
       image.withUnsafeBytes { raw in

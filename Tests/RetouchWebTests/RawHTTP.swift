@@ -58,7 +58,9 @@ struct RawHTTP {
     address.sin_port = port.bigEndian
     inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
     let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
     }
     guard connected == 0 else { throw Failure(description: "connect failed") }
     var sent = 0
@@ -85,14 +87,17 @@ struct RawHTTP {
     guard let split = data.firstRange(of: Data("\r\n\r\n".utf8)) else {
       throw Failure(description: "no complete answer (\(data.count) bytes)")
     }
-    let head = String(decoding: data[..<split.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
-    guard let statusLine = head.first, case let parts = statusLine.split(separator: " "), parts.count >= 2,
+    let head = String(decoding: data[..<split.lowerBound], as: UTF8.self).components(
+      separatedBy: "\r\n")
+    guard let statusLine = head.first, case let parts = statusLine.split(separator: " "),
+      parts.count >= 2,
       let status = Int(parts[1])
     else { throw Failure(description: "bad status line") }
     var headers: [String: String] = [:]
     for line in head.dropFirst() {
       guard let colon = line.firstIndex(of: ":") else { continue }
-      headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+        in: .whitespaces)
     }
     return Answer(status: status, headers: headers, body: Data(data[split.upperBound...]))
   }

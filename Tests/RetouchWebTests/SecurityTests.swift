@@ -20,7 +20,8 @@ final class SecurityTests {
   static let uploadLimit = 64 * 1024
 
   init() throws {
-    folder = FileManager.default.temporaryDirectory.appendingPathComponent("retouch-web-\(UUID().uuidString)")
+    folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "retouch-web-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let photo = folder.appendingPathComponent("grey.jpg")
     try Self.smallJPEG().write(to: photo)
@@ -76,13 +77,19 @@ final class SecurityTests {
 
   @Test func wrongTokenIsRefusedInHeaderCookieAndQuery() throws {
     let wrong = String(token.reversed())
-    #expect(try http.send("GET", "/api/assets", headers: [AccessGuard.tokenHeader: wrong]).status == 401)
+    #expect(
+      try http.send("GET", "/api/assets", headers: [AccessGuard.tokenHeader: wrong]).status == 401)
     let cookie = "retouch_token_\(editor.port)"
-    #expect(try http.send("GET", "/api/assets", headers: ["Cookie": "\(cookie)=\(wrong)"]).status == 401)
-    #expect(try http.send("GET", "/api/assets", headers: ["Cookie": "\(cookie)=\(token)"]).status == 200)
+    #expect(
+      try http.send("GET", "/api/assets", headers: ["Cookie": "\(cookie)=\(wrong)"]).status == 401)
+    #expect(
+      try http.send("GET", "/api/assets", headers: ["Cookie": "\(cookie)=\(token)"]).status == 200)
     #expect(try http.send("GET", "/api/assets?token=\(wrong)").status == 401)
     #expect(try http.send("GET", "/api/assets?token=\(token)").status == 200)
-    #expect(try http.send("GET", "/api/assets", headers: [AccessGuard.tokenHeader: String(token.dropLast())]).status == 401)
+    #expect(
+      try http.send(
+        "GET", "/api/assets", headers: [AccessGuard.tokenHeader: String(token.dropLast())]
+      ).status == 401)
   }
 
   @Test func firstPageLoadTradesTheTokenForAStrictCookie() throws {
@@ -95,25 +102,36 @@ final class SecurityTests {
     #expect(cookie.contains("SameSite=Strict"))
   }
 
-  @Test(arguments: ["evil.example:PORT", "127.0.0.1", "localhost:1", "127.0.0.1.evil.example:PORT", ""])
+  @Test(arguments: [
+    "evil.example:PORT", "127.0.0.1", "localhost:1", "127.0.0.1.evil.example:PORT", "",
+  ])
   func foreignHostIsRefused(host: String) throws {
     let value = host.replacingOccurrences(of: "PORT", with: String(editor.port))
     let answer = try http.send("GET", "/api/assets", headers: auth.merging(["Host": value]) { $1 })
     #expect(answer.status == 403)
-    #expect(try http.send("GET", "/api/assets", headers: auth.merging(["Host": "localhost:\(editor.port)"]) { $1 }).status == 200)
+    #expect(
+      try http.send(
+        "GET", "/api/assets", headers: auth.merging(["Host": "localhost:\(editor.port)"]) { $1 }
+      ).status == 200)
   }
 
   @Test(arguments: ["http://evil.example", "null", "https://127.0.0.1:PORT", "http://127.0.0.1:1"])
   func foreignOriginIsRefused(origin: String) throws {
     let value = origin.replacingOccurrences(of: "PORT", with: String(editor.port))
-    #expect(try http.send("GET", "/api/assets", headers: auth.merging(["Origin": value]) { $1 }).status == 403)
+    #expect(
+      try http.send("GET", "/api/assets", headers: auth.merging(["Origin": value]) { $1 }).status
+        == 403)
     let own = "http://127.0.0.1:\(editor.port)"
-    #expect(try http.send("GET", "/api/assets", headers: auth.merging(["Origin": own]) { $1 }).status == 200)
+    #expect(
+      try http.send("GET", "/api/assets", headers: auth.merging(["Origin": own]) { $1 }).status
+        == 200)
   }
 
   @Test(arguments: [
-    "/assets/../Package.swift", "/../../etc/passwd", "/assets/%2e%2e/%2e%2e/etc/passwd", "/%2e%2e/etc/passwd",
-    "/assets/..%2f..%2fetc%2fpasswd", "/assets/.%2e/editor.js", "/assets//editor.js", "/assets/editor.js%00.png",
+    "/assets/../Package.swift", "/../../etc/passwd", "/assets/%2e%2e/%2e%2e/etc/passwd",
+    "/%2e%2e/etc/passwd",
+    "/assets/..%2f..%2fetc%2fpasswd", "/assets/.%2e/editor.js", "/assets//editor.js",
+    "/assets/editor.js%00.png",
     "/assets/..\\..\\etc\\passwd", "/etc/passwd", "/api/../assets/editor.js",
   ])
   func pathOutsideTheAppIsRefused(path: String) throws {
@@ -135,7 +153,8 @@ final class SecurityTests {
   @Test func oversizedChunkedUploadIsRefused() throws {
     // No Content-Length: the limit is enforced while the body streams in.
     var request = "POST /api/assets?name=chunked.jpg HTTP/1.1\r\nHost: 127.0.0.1:\(editor.port)\r\n"
-    request += "\(AccessGuard.tokenHeader): \(token)\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+    request +=
+      "\(AccessGuard.tokenHeader): \(token)\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
     var data = Data(request.utf8)
     let chunk = Data(repeating: 0xFF, count: 16 * 1024)
     for _ in 0..<6 { data += Data("4000\r\n".utf8) + chunk + Data("\r\n".utf8) }
@@ -144,11 +163,13 @@ final class SecurityTests {
   }
 
   @Test func nonImageUploadWithAnImageNameIsRefused() throws {
-    let answer = try http.send("POST", "/api/assets?name=holiday.jpg", headers: auth, body: Data("hello, world".utf8))
+    let answer = try http.send(
+      "POST", "/api/assets?name=holiday.jpg", headers: auth, body: Data("hello, world".utf8))
     #expect(answer.status == 415)
     #expect(answer.text.contains("not a JPEG, PNG or HEIC"))
     // A real image goes in, whatever its name says.
-    let good = try http.send("POST", "/api/assets?name=notes.txt", headers: auth, body: try Self.smallJPEG(blue: 40))
+    let good = try http.send(
+      "POST", "/api/assets?name=notes.txt", headers: auth, body: try Self.smallJPEG(blue: 40))
     #expect(good.status == 201)
     #expect(good.text.contains("notes.jpg"))
   }
@@ -157,11 +178,13 @@ final class SecurityTests {
     // The header is whole (the library's header-only import alone would take it); the pixels
     // are not.
     let jpeg = try Self.smallJPEG(blue: 200)
-    let answer = try http.send("POST", "/api/assets?name=cut.jpg", headers: auth, body: jpeg.prefix(jpeg.count - 60))
+    let answer = try http.send(
+      "POST", "/api/assets?name=cut.jpg", headers: auth, body: jpeg.prefix(jpeg.count - 60))
     #expect(answer.status == 422)
     let listing = try http.send("GET", "/api/assets", headers: auth)
     #expect(!listing.text.contains("cut.jpg"))
-    #expect(try http.send("POST", "/api/assets?name=whole.jpg", headers: auth, body: jpeg).status == 201)
+    #expect(
+      try http.send("POST", "/api/assets?name=whole.jpg", headers: auth, body: jpeg).status == 201)
   }
 
   @Test(arguments: ["{not json", "[1, 2]", "\"text\"", "{\"assetId\": 5}", "{}"])
@@ -173,22 +196,30 @@ final class SecurityTests {
 
   @Test func unknownFieldsAreRefused() throws {
     let id = try assetID()
-    let extra = try http.send("POST", "/api/sessions", headers: auth, body: Data(#"{"assetId": "\#(id)", "admin": true}"#.utf8))
+    let extra = try http.send(
+      "POST", "/api/sessions", headers: auth,
+      body: Data(#"{"assetId": "\#(id)", "admin": true}"#.utf8))
     #expect(extra.status == 400)
     #expect(extra.text.contains("admin"))
     let session = try openSession()
     let inChange = #"{"change": {"settings": {"exposure": 0.1}, "sparkle": 1}, "commit": false}"#
-    let answer = try http.send("POST", "/api/sessions/\(session)/preview", headers: auth, body: Data(inChange.utf8))
+    let answer = try http.send(
+      "POST", "/api/sessions/\(session)/preview", headers: auth, body: Data(inChange.utf8))
     #expect(answer.status == 400)
     #expect(answer.text.contains("sparkle"))
     let unknownSetting = #"{"change": {"settings": {"glow": 0.1}}}"#
-    #expect(try http.send("POST", "/api/sessions/\(session)/preview", headers: auth, body: Data(unknownSetting.utf8)).status == 400)
+    #expect(
+      try http.send(
+        "POST", "/api/sessions/\(session)/preview", headers: auth, body: Data(unknownSetting.utf8)
+      ).status == 400)
   }
 
   @Test func outOfRangeValuesAreRefused() throws {
     let session = try openSession()
     let path = "/api/sessions/\(session)/preview"
-    let fine = try http.send("POST", path, headers: auth, body: Data(#"{"change": {"settings": {"exposure": 1.5}}, "commit": true}"#.utf8))
+    let fine = try http.send(
+      "POST", path, headers: auth,
+      body: Data(#"{"change": {"settings": {"exposure": 1.5}}, "commit": true}"#.utf8))
     #expect(fine.status == 200)
     #expect(fine.headers["content-type"] == "image/jpeg")
     for body in [
@@ -202,8 +233,12 @@ final class SecurityTests {
       let answer = try http.send("POST", path, headers: auth, body: Data(body.utf8))
       #expect(answer.status == 400, "\(body)")
     }
-    #expect(try http.send("GET", "/api/sessions/\(session)/export?format=gif", headers: auth).status == 400)
-    #expect(try http.send("GET", "/api/sessions/\(session)/export?quality=101", headers: auth).status == 400)
+    #expect(
+      try http.send("GET", "/api/sessions/\(session)/export?format=gif", headers: auth).status
+        == 400)
+    #expect(
+      try http.send("GET", "/api/sessions/\(session)/export?quality=101", headers: auth).status
+        == 400)
   }
 
   @Test func responsesCarrySecurityHeaders() throws {
@@ -213,20 +248,28 @@ final class SecurityTests {
       #expect(answer.headers["x-content-type-options"] == "nosniff")
       #expect(answer.headers["x-frame-options"] == "DENY")
     }
-    #expect(try http.send("GET", "/api/assets", headers: auth).headers["cache-control"] == "no-store")
+    #expect(
+      try http.send("GET", "/api/assets", headers: auth).headers["cache-control"] == "no-store")
   }
 
   @Test func laterSaveFromAnotherSessionIsRefusedUnlessOverwriting() throws {
     let first = try openSession(), second = try openSession()
     let change = Data(#"{"change": {"settings": {"exposure": 0.5}}, "commit": true}"#.utf8)
     for s in [first, second] {
-      #expect(try http.send("POST", "/api/sessions/\(s)/preview", headers: auth, body: change).status == 200)
+      #expect(
+        try http.send("POST", "/api/sessions/\(s)/preview", headers: auth, body: change).status
+          == 200)
     }
-    #expect(try http.send("POST", "/api/sessions/\(first)/save", headers: auth, body: Data("{}".utf8)).status == 200)
-    let refused = try http.send("POST", "/api/sessions/\(second)/save", headers: auth, body: Data("{}".utf8))
+    #expect(
+      try http.send("POST", "/api/sessions/\(first)/save", headers: auth, body: Data("{}".utf8))
+        .status == 200)
+    let refused = try http.send(
+      "POST", "/api/sessions/\(second)/save", headers: auth, body: Data("{}".utf8))
     #expect(refused.status == 409)
     #expect(refused.text.contains("another window"))
-    let forced = try http.send("POST", "/api/sessions/\(second)/save", headers: auth, body: Data(#"{"overwrite": true}"#.utf8))
+    let forced = try http.send(
+      "POST", "/api/sessions/\(second)/save", headers: auth,
+      body: Data(#"{"overwrite": true}"#.utf8))
     #expect(forced.status == 200)
   }
 }

@@ -15,7 +15,9 @@ struct CLIBasicsTests {
   @Test func helpListsEverySubcommand() throws {
     let r = try CLIRunner.run(["--help"])
     #expect(r.exitCode == 0)
-    for name in ["info", "convert", "apply", "auto", "suggest", "looks"] { #expect(r.stdout.contains("  \(name) "), "missing \(name)") }
+    for name in ["info", "convert", "apply", "auto", "suggest", "looks"] {
+      #expect(r.stdout.contains("  \(name) "), "missing \(name)")
+    }
   }
 
   @Test(arguments: ["info", "convert", "apply", "auto", "suggest", "looks"])
@@ -54,7 +56,9 @@ struct InfoCommandTests {
   }
 
   @Test func jsonHasTypedFields() throws {
-    let r = try CLIRunner.run(["info", "--json", SharedPhotos.url("g76").path, SharedPhotos.url("g16").path])
+    let r = try CLIRunner.run([
+      "info", "--json", SharedPhotos.url("g76").path, SharedPhotos.url("g16").path,
+    ])
     #expect(r.exitCode == 0, "\(r.stderr)")
     let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]
     let items = try #require(json)
@@ -72,7 +76,8 @@ struct InfoCommandTests {
   @Test func checkDecodesThePixels() throws {
     let r = try CLIRunner.run(["info", "--check", "--json", SharedPhotos.url("g09").path])
     #expect(r.exitCode == 0, "\(r.stderr)")
-    let items = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+    let items = try #require(
+      try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
     #expect(items.first?["decodedWidth"] as? Int == 600)
     #expect(items.first?["decodedHeight"] as? Int == 450)
   }
@@ -83,7 +88,10 @@ struct InfoCommandTests {
     try Data("hello, this is text".utf8).write(to: bad)
     let r = try CLIRunner.run(["info", bad.path])
     #expect(r.exitCode == 65)
-    #expect(r.stderr.contains("notes.jpg: unsupported format: not a JPEG, PNG or HEIC image: file starts with 68 65 6C 6C"))
+    #expect(
+      r.stderr.contains(
+        "notes.jpg: unsupported format: not a JPEG, PNG or HEIC image: file starts with 68 65 6C 6C"
+      ))
   }
 
   @Test func missingFileIsUnreadable() throws {
@@ -117,7 +125,8 @@ struct InfoCommandTests {
       at: dangling, withDestinationURL: dir.appendingPathComponent("missing.jpg"))
     let g = try CLIRunner.run(["info", dangling.path])
     #expect(g.exitCode == 66)
-    #expect(g.stderr.contains("gone.jpg: unreadable file: a symbolic link to no file"), "\(g.stderr)")
+    #expect(
+      g.stderr.contains("gone.jpg: unreadable file: a symbolic link to no file"), "\(g.stderr)")
   }
 
   @Test func oneBadFileDoesNotHideTheOthers() throws {
@@ -132,10 +141,13 @@ struct ConvertCommandTests {
   @Test func shrinksUprightsAndKeepsMetadata() throws {
     let dir = try CLIRunner.temporaryDirectory()
     let out = dir.appendingPathComponent("small.jpg")
-    let r = try CLIRunner.run(["convert", SharedPhotos.url("g76").path, out.path, "--max-size", "800"])
+    let r = try CLIRunner.run([
+      "convert", SharedPhotos.url("g76").path, out.path, "--max-size", "800",
+    ])
     #expect(r.exitCode == 0, "\(r.stderr)")
     let info = try CLIRunner.run(["info", "--json", out.path])
-    let item = try #require((try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [[String: Any]])?.first)
+    let item = try #require(
+      (try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [[String: Any]])?.first)
     #expect(item["width"] as? Int == 600)
     #expect(item["height"] as? Int == 800)
     #expect(item["orientation"] as? Int == 1)
@@ -147,10 +159,13 @@ struct ConvertCommandTests {
   func writesEachFormat(ext: String, format: String) throws {
     let dir = try CLIRunner.temporaryDirectory()
     let out = dir.appendingPathComponent("out.\(ext)")
-    let r = try CLIRunner.run(["convert", SharedPhotos.url("g04").path, out.path, "--max-size", "300"])
+    let r = try CLIRunner.run([
+      "convert", SharedPhotos.url("g04").path, out.path, "--max-size", "300",
+    ])
     #expect(r.exitCode == 0, "\(r.stderr)")
     let info = try CLIRunner.run(["info", "--json", "--check", out.path])
-    let item = try #require((try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [[String: Any]])?.first)
+    let item = try #require(
+      (try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [[String: Any]])?.first)
     #expect(item["format"] as? String == format)
     #expect(item["decodedWidth"] as? Int == 300)
     #expect(item["decodedHeight"] as? Int == 225)
@@ -161,11 +176,15 @@ struct ConvertCommandTests {
   @Test func takesTheOutputAsOptionToo() throws {
     let dir = try CLIRunner.temporaryDirectory()
     let out = dir.appendingPathComponent("small.png")
-    let r = try CLIRunner.run(["convert", SharedPhotos.url("g04").path, "-o", out.path, "--max-size", "300"])
+    let r = try CLIRunner.run([
+      "convert", SharedPhotos.url("g04").path, "-o", out.path, "--max-size", "300",
+    ])
     #expect(r.exitCode == 0, "\(r.stderr)")
     let info = try CLIRunner.run(["info", "--json", out.path])
     #expect(info.stdout.contains("\"PNG\""), "\(info.stdout)")
-    let both = try CLIRunner.run(["convert", SharedPhotos.url("g04").path, out.path, "-o", out.path])
+    let both = try CLIRunner.run([
+      "convert", SharedPhotos.url("g04").path, out.path, "-o", out.path,
+    ])
     #expect(both.exitCode == 64)
     #expect(both.stderr.contains("not both"))
     let neither = try CLIRunner.run(["convert", SharedPhotos.url("g04").path])
@@ -192,7 +211,8 @@ struct ConvertCommandTests {
   ])
   func rejectsBadParameters(extra: [String], message: String) throws {
     let dir = try CLIRunner.temporaryDirectory()
-    let r = try CLIRunner.run(["convert", SharedPhotos.url("g04").path, dir.appendingPathComponent("o.jpg").path] + extra)
+    let r = try CLIRunner.run(
+      ["convert", SharedPhotos.url("g04").path, dir.appendingPathComponent("o.jpg").path] + extra)
     #expect(r.exitCode == 64)
     #expect(r.stderr.contains(message), "\(r.stderr)")
   }

@@ -22,7 +22,8 @@ struct LearningCommandTests {
     let home = try CLIRunner.temporaryDirectory()
     let file = home.appendingPathComponent("retouch/learning.json")
     if let contents {
-      try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try FileManager.default.createDirectory(
+        at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
       try Data(contents.utf8).write(to: file)
     }
     return (file, ["XDG_DATA_HOME": home.path, "RETOUCH_LEARNING_FILE": ""])
@@ -42,7 +43,8 @@ struct LearningCommandTests {
     let (file, env) = try Self.dataHome()
     let r = try CLIRunner.run(["learning", "show", "--json"], environment: env)
     #expect(r.exitCode == 0, "\(r.stderr)")
-    let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
     #expect(object["count"] as? Int == 3)
     #expect(object["file"] as? String == file.path)
     #expect((object["bytes"] as? Int ?? 0) > 100)
@@ -55,7 +57,8 @@ struct LearningCommandTests {
     #expect(reset.stdout.contains("Forgot 3 learned edits"))
     #expect(!FileManager.default.fileExists(atPath: file.path))
     let after = try CLIRunner.run(["learning", "show", "--json", "--file", file.path])
-    let empty = try #require(try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [String: Any])
+    let empty = try #require(
+      try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [String: Any])
     #expect(empty["count"] as? Int == 0)
   }
 
@@ -65,7 +68,10 @@ struct LearningCommandTests {
     #expect(r.exitCode == 0, "\(r.stderr)")
     #expect(r.stderr.contains("warning: learning.json was set aside as learning.corrupt-1.json"))
     #expect(r.stdout.contains("Learned edits: 0"))
-    #expect(FileManager.default.fileExists(atPath: file.deletingLastPathComponent().appendingPathComponent("learning.corrupt-1.json").path))
+    #expect(
+      FileManager.default.fileExists(
+        atPath: file.deletingLastPathComponent().appendingPathComponent("learning.corrupt-1.json")
+          .path))
   }
 
   @Test func anUnknownActionIsAUsageError() throws {

@@ -39,20 +39,26 @@ struct MatchCommandTests {
     let plain = dir.appendingPathComponent("plain.png")
     #expect(try CLIRunner.run(["convert", Self.photo.path, plain.path]).exitCode == 0)
     let out = dir.appendingPathComponent("matched.png")
-    let r = try CLIRunner.run(["match", Self.photo.path, "--reference", reference.path, "-o", out.path])
+    let r = try CLIRunner.run([
+      "match", Self.photo.path, "--reference", reference.path, "-o", out.path,
+    ])
     #expect(r.exitCode == 0, "\(r.stderr)")
     #expect(r.stderr.isEmpty, "\(r.stderr)")
     let original = try meanComponent(plain)
     let matched = try meanComponent(out)
     let target = try meanComponent(reference)
     // The match lands much nearer the reference than the original was.
-    #expect(abs(matched - target) < 0.25 * abs(original - target), "\(original) → \(matched), reference \(target)")
+    #expect(
+      abs(matched - target) < 0.25 * abs(original - target),
+      "\(original) → \(matched), reference \(target)")
   }
 
   @Test func matchingAPhotoToItselfSaysSoAndWritesItUnchanged() throws {
     let dir = try CLIRunner.temporaryDirectory()
     let out = dir.appendingPathComponent("same.jpg")
-    let r = try CLIRunner.run(["match", Self.photo.path, "--reference", Self.photo.path, "-o", out.path])
+    let r = try CLIRunner.run([
+      "match", Self.photo.path, "--reference", Self.photo.path, "-o", out.path,
+    ])
     #expect(r.exitCode == 0, "\(r.stderr)")
     #expect(r.stderr.contains("already matches the reference"))
     #expect(FileManager.default.fileExists(atPath: out.path))
@@ -63,12 +69,14 @@ struct MatchCommandTests {
     let input = dir.appendingPathComponent("in")
     try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
     try FileManager.default.copyItem(at: Self.photo, to: input.appendingPathComponent("a.jpg"))
-    try FileManager.default.copyItem(at: SharedPhotos.url("s01"), to: input.appendingPathComponent("b.png"))
+    try FileManager.default.copyItem(
+      at: SharedPhotos.url("s01"), to: input.appendingPathComponent("b.png"))
     try Data("not a photo".utf8).write(to: input.appendingPathComponent("notes.txt"))
     let reference = try Self.darkReference(in: dir)
     let output = dir.appendingPathComponent("out")
     let r = try CLIRunner.run([
-      "match", input.path, "--reference", reference.path, "--reference", SharedPhotos.url("d04").path,
+      "match", input.path, "--reference", reference.path, "--reference",
+      SharedPhotos.url("d04").path,
       "-o", output.path,
     ])
     #expect(r.exitCode == 0, "\(r.stderr)")
@@ -84,7 +92,9 @@ struct MatchCommandTests {
     try Data("not a jpeg".utf8).write(to: input.appendingPathComponent("a-broken.jpg"))
     try FileManager.default.copyItem(at: Self.photo, to: input.appendingPathComponent("b.jpg"))
     let output = dir.appendingPathComponent("out")
-    let r = try CLIRunner.run(["match", input.path, "--reference", Self.photo.path, "-o", output.path])
+    let r = try CLIRunner.run([
+      "match", input.path, "--reference", Self.photo.path, "-o", output.path,
+    ])
     #expect(r.exitCode == 65, "\(r.stderr)")
     #expect(r.stderr.contains("a-broken.jpg"))
     #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("b.jpg").path))
@@ -93,7 +103,10 @@ struct MatchCommandTests {
   @Test(arguments: [
     (["match", "IN.jpg", "-o", "out.jpg"], Int32(64)),
     (["match", "IN.jpg", "--reference", "REF.jpg"], Int32(64)),
-    (["match", "/nonexistent/photo.jpg", "--reference", "/nonexistent/ref.jpg", "-o", "out.jpg"], Int32(66)),
+    (
+      ["match", "/nonexistent/photo.jpg", "--reference", "/nonexistent/ref.jpg", "-o", "out.jpg"],
+      Int32(66)
+    ),
   ])
   func usageAndMissingFiles(arguments: [String], code: Int32) throws {
     let r = try CLIRunner.run(arguments)

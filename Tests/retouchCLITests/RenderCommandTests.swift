@@ -36,8 +36,10 @@ struct ApplyCommandTests {
     let (plain, plainURL) = try Self.apply([], name: "plain.jpg", in: dir)
     #expect(plain.exitCode == 0, "\(plain.stderr)")
     let (edited, editedURL) = try Self.apply(
-      ["--set", "exposure=0.3", "--set", "contrast=0.2", "--set", "noise-reduction=0.4",
-       "--set", "mixer.blue.saturation=-0.5", "--look", "noir:0.8"],
+      [
+        "--set", "exposure=0.3", "--set", "contrast=0.2", "--set", "noise-reduction=0.4",
+        "--set", "mixer.blue.saturation=-0.5", "--look", "noir:0.8",
+      ],
       name: "edited.jpg", in: dir)
     #expect(edited.exitCode == 0, "\(edited.stderr)")
     #expect(edited.stderr.isEmpty, "\(edited.stderr)")
@@ -66,7 +68,8 @@ struct ApplyCommandTests {
     let (r, out) = try Self.apply(extra)
     #expect(r.exitCode == 0, "\(r.stderr)")
     let file = try decodedFile(out)
-    #expect(file.width == width && file.height == height, "\(extra) gave \(file.width)×\(file.height)")
+    #expect(
+      file.width == width && file.height == height, "\(extra) gave \(file.width)×\(file.height)")
   }
 
   @Test func cropIsNotWidenedByRoundingNoise() throws {
@@ -114,14 +117,17 @@ struct ApplyCommandTests {
     let dir = try CLIRunner.temporaryDirectory()
     let json = dir.appendingPathComponent("edit.json")
     let (first, firstURL) = try Self.apply(
-      ["--set", "exposure=0.3", "--set", "shadow_warmth=0.25", "--set", "vignette=0.4",
-       "--set", "grain=0.2", "--set", "sharpness=0.5", "--look", "fade:0.6",
-       "--crop", "0.1,0.1,0.7,0.6", "--straighten", "2.5", "--rotate", "90", "--flip",
-       "--save-config", json.path],
+      [
+        "--set", "exposure=0.3", "--set", "shadow_warmth=0.25", "--set", "vignette=0.4",
+        "--set", "grain=0.2", "--set", "sharpness=0.5", "--look", "fade:0.6",
+        "--crop", "0.1,0.1,0.7,0.6", "--straighten", "2.5", "--rotate", "90", "--flip",
+        "--save-config", json.path,
+      ],
       name: "first.jpg", in: dir)
     #expect(first.exitCode == 0, "\(first.stderr)")
 
-    let saved = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+    let saved = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
     #expect(saved["format"] as? String == "retouch.edit")
     #expect(saved["version"] as? Int == 1)
     let settings = try #require(saved["settings"] as? [String: Double])
@@ -141,8 +147,10 @@ struct ApplyCommandTests {
   @Test func optionsOverrideTheConfigFile() throws {
     let dir = try CLIRunner.temporaryDirectory()
     let json = dir.appendingPathComponent("edit.json")
-    try Data(#"{"format": "retouch.edit", "version": 1, "settings": {"contrast": 0.5}}"#.utf8).write(to: json)
-    let (a, viaFile) = try Self.apply(["--config", json.path, "--set", "contrast=-0.5"], name: "a.png", in: dir)
+    try Data(#"{"format": "retouch.edit", "version": 1, "settings": {"contrast": 0.5}}"#.utf8)
+      .write(to: json)
+    let (a, viaFile) = try Self.apply(
+      ["--config", json.path, "--set", "contrast=-0.5"], name: "a.png", in: dir)
     let (b, direct) = try Self.apply(["--set", "contrast=-0.5"], name: "b.png", in: dir)
     #expect(a.exitCode == 0 && b.exitCode == 0, "\(a.stderr)\(b.stderr)")
     #expect(try Data(contentsOf: viaFile) == Data(contentsOf: direct))
@@ -221,7 +229,8 @@ struct ApplyCommandTests {
   }
 
   @Test func missingPhotoIsUnreadable() throws {
-    let (r, _) = try Self.apply(["--look", "noir"], to: URL(fileURLWithPath: "/nonexistent/photo.jpg"))
+    let (r, _) = try Self.apply(
+      ["--look", "noir"], to: URL(fileURLWithPath: "/nonexistent/photo.jpg"))
     #expect(r.exitCode == 66)
     #expect(r.stderr.contains("photo.jpg: unreadable file"), "\(r.stderr)")
   }
@@ -257,7 +266,9 @@ struct LooksCommandTests {
     #expect(r.exitCode == 0, "\(r.stderr)")
     let lines = r.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
     for look in Look.allCases {
-      #expect(lines.contains { $0.first == look.rawValue && $0.last == look.name(.english) }, "missing \(look)")
+      #expect(
+        lines.contains { $0.first == look.rawValue && $0.last == look.name(.english) },
+        "missing \(look)")
     }
     for type in EditSettingType.allCases {
       let s = type.setting
@@ -272,7 +283,8 @@ struct LooksCommandTests {
   @Test func jsonHasEveryLookAndSetting() throws {
     let r = try CLIRunner.run(["looks", "--json"], environment: ["RETOUCH_LANG": "en"])
     #expect(r.exitCode == 0, "\(r.stderr)")
-    let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
     let looks = try #require(object["looks"] as? [[String: Any]])
     let settings = try #require(object["settings"] as? [[String: Any]])
     #expect(looks.compactMap { $0["id"] as? String } == Look.allCases.map(\.rawValue))
@@ -289,13 +301,17 @@ struct LooksCommandTests {
   @Test func namesFollowRetouchLang() throws {
     let zh = try CLIRunner.run(["looks"], environment: ["RETOUCH_LANG": "zh-Hans"])
     #expect(zh.exitCode == 0, "\(zh.stderr)")
-    for look in Look.allCases { #expect(zh.stdout.contains(look.name(.simplifiedChinese)), "\(look)") }
+    for look in Look.allCases {
+      #expect(zh.stdout.contains(look.name(.simplifiedChinese)), "\(look)")
+    }
     #expect(zh.stdout.contains("曝光"))
-    #expect(zh.stdout.contains(EditSettingType.noiseReduction.setting.localizedName(.simplifiedChinese)))
+    #expect(
+      zh.stdout.contains(EditSettingType.noiseReduction.setting.localizedName(.simplifiedChinese)))
     #expect(!zh.stdout.contains("Noise Reduction"))
 
     let json = try CLIRunner.run(["looks", "--json"], environment: ["RETOUCH_LANG": "zh-Hans"])
-    let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
     let looks = try #require(object["looks"] as? [[String: Any]])
     #expect(looks.first?["name"] as? String == Look.chrome.name(.simplifiedChinese))
 
@@ -334,7 +350,9 @@ struct LooksCommandTests {
 
   @Test func sheetOfAMissingPhotoIsUnreadable() throws {
     let dir = try CLIRunner.temporaryDirectory()
-    let r = try CLIRunner.run(["looks", "/nonexistent/photo.jpg", "--sheet", dir.appendingPathComponent("s.jpg").path])
+    let r = try CLIRunner.run([
+      "looks", "/nonexistent/photo.jpg", "--sheet", dir.appendingPathComponent("s.jpg").path,
+    ])
     #expect(r.exitCode == 66)
     #expect(r.stderr.contains("photo.jpg: unreadable file"), "\(r.stderr)")
   }
@@ -344,14 +362,20 @@ struct LooksCommandTests {
 struct DepthBlurCommandTests {
   @Test func depthMapBlursTheBackgroundOnly() throws {
     let dir = try CLIRunner.temporaryDirectory()
-    let plain = dir.appendingPathComponent("plain.png"), blurred = dir.appendingPathComponent("blurred.png")
+    let plain = dir.appendingPathComponent("plain.png"),
+      blurred = dir.appendingPathComponent("blurred.png")
     // The iPhone portrait of a pug and its depth image (brighter = nearer).
     let photo = SharedPhotos.url("g18").path, depth = SharedPhotos.url("g19").path
     let a = try CLIRunner.run(["apply", photo, "-o", plain.path, "--set", "backgroundBlur=1"])
-    let b = try CLIRunner.run(["apply", photo, "-o", blurred.path, "--set", "backgroundBlur=1", "--depth", depth])
+    let b = try CLIRunner.run([
+      "apply", photo, "-o", blurred.path, "--set", "backgroundBlur=1", "--depth", depth,
+    ])
     #expect(a.exitCode == 0 && b.exitCode == 0, "\(a.stderr) \(b.stderr)")
-    #expect(try Data(contentsOf: plain) != Data(contentsOf: blurred), "the depth map changed nothing")
-    let missing = try CLIRunner.run(["apply", photo, "-o", blurred.path, "--depth", "/nonexistent/depth.png"])
+    #expect(
+      try Data(contentsOf: plain) != Data(contentsOf: blurred), "the depth map changed nothing")
+    let missing = try CLIRunner.run([
+      "apply", photo, "-o", blurred.path, "--depth", "/nonexistent/depth.png",
+    ])
     #expect(missing.exitCode == 66)
   }
 }

@@ -43,7 +43,8 @@ enum AnalysisCopy {
     let sixteen = image.format.bitDepth == 16
     let outW = max(1, image.width / k), outH = max(1, image.height / k)
     let kx = min(k, image.width), ky = min(k, image.height)
-    var out = Image(uninitializedWidth: outW, height: outH, format: .rgb8, colorSpace: image.colorSpace)
+    var out = Image(
+      uninitializedWidth: outW, height: outH, format: .rgb8, colorSpace: image.colorSpace)
     let srcWidth = image.width
     // A block sum times this, plus ½, truncated: the rounded block mean in 8-bit code values
     // (a multiply instead of three integer divisions per output pixel).

@@ -65,11 +65,13 @@ enum NoiseMeasurement {
                   let p = src.pointer.assumingMemoryBound(to: UInt8.self) + rowOffset
                   for x in 0..<t {
                     let q = p + x * n
-                    luma[y * t + x] = 0.299 * Float(q[0]) + 0.587 * Float(q[1]) + 0.114 * Float(q[2])
+                    luma[y * t + x] =
+                      0.299 * Float(q[0]) + 0.587 * Float(q[1]) + 0.114 * Float(q[2])
                   }
                 }
               }
-              let slot = out.pointer.assumingMemoryBound(to: Double.self) + (ty * tilesX + tx) * stride
+              let slot =
+                out.pointer.assumingMemoryBound(to: Double.self) + (ty * tilesX + tx) * stride
               measureTile(luma, size: t, into: slot)
             }
           }
@@ -117,7 +119,9 @@ enum NoiseMeasurement {
   }
 
   /// Files one tile's Immerkær responses by gradient, and its mean luma, into `slot`.
-  private static func measureTile(_ l: UnsafeMutablePointer<Float>, size t: Int, into slot: UnsafeMutablePointer<Double>) {
+  private static func measureTile(
+    _ l: UnsafeMutablePointer<Float>, size t: Int, into slot: UnsafeMutablePointer<Double>
+  ) {
     var lumaSum: Float = 0
     for i in 0..<(t * t) { lumaSum += l[i] }
     withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * gradientBins) { scratch in

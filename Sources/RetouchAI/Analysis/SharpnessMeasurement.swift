@@ -36,7 +36,8 @@ enum SharpnessMeasurement {
 
   /// The same ratio on a 2 × 2 box-reduced luma (half the analysis size), over a pixel box of
   /// the analysis copy.
-  static func coarseLogRatio(_ stats: PixelStatistics, x0: Int, y0: Int, x1: Int, y1: Int) -> Double {
+  static func coarseLogRatio(_ stats: PixelStatistics, x0: Int, y0: Int, x1: Int, y1: Int) -> Double
+  {
     let w2 = stats.width / 2, h2 = stats.height / 2
     guard w2 >= 3, h2 >= 3 else { return 0 }
     // One small allocation per photo (a quarter of the analysis copy).
@@ -61,7 +62,8 @@ enum SharpnessMeasurement {
   }
 
   static func logRatio(_ stats: PixelStatistics, x0: Int, y0: Int, x1: Int, y1: Int) -> Double {
-    logRatio(stats.lumaPlane, width: stats.width, height: stats.height, x0: x0, y0: y0, x1: x1, y1: y1)
+    logRatio(
+      stats.lumaPlane, width: stats.width, height: stats.height, x0: x0, y0: y0, x1: x1, y1: y1)
   }
 
   /// `log((var(∇²I) + 1e-6) / (var(I) + 1e-6))` over the interior of the pixel box.

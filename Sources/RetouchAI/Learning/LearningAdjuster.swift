@@ -67,17 +67,20 @@ public struct LearningAdjuster: Sendable {
   /// Call it on the full ranked list before it is cut to the caller's limit and before
   /// thumbnails are rendered (or re-render those of ``LearningAdjustment/adjustedLookIDs``).
   public func adjusted(
-    _ suggestions: [EditSuggestion], for photo: PhotoSummary, limits: (any LearnedEditLimiting)? = nil
+    _ suggestions: [EditSuggestion], for photo: PhotoSummary,
+    limits: (any LearnedEditLimiting)? = nil
   ) -> LearningAdjustment {
     let close = matches(for: photo)
     guard close.count >= minimumMatches else {
-      return LearningAdjustment(suggestions: suggestions, matchCount: close.count, adjustedLookIDs: [])
+      return LearningAdjustment(
+        suggestions: suggestions, matchCount: close.count, adjustedLookIDs: [])
     }
     var list = reordered(suggestions, preferences: preferences(close))
     var adjusted: Set<String> = []
     for (i, s) in list.enumerated() where s.kind != .original {
       guard let moved = movedConfig(s, close: close), moved != s.config else { continue }
-      guard let limited = limits.map({ $0.limited(moved, for: s) }) ?? moved, limited != s.config else { continue }
+      guard let limited = limits.map({ $0.limited(moved, for: s) }) ?? moved, limited != s.config
+      else { continue }
       list[i] = EditSuggestion(
         lookID: s.lookID, title: s.title, symbolName: s.symbolName, kind: s.kind, config: limited,
         thumbnail: s.thumbnail, score: s.score)
@@ -93,7 +96,8 @@ public struct LearningAdjuster: Sendable {
       for look in r.offeredLooks { offered[look, default: 0] += w }
       if let kept = r.keptLook {
         score[kept, default: 0] += w
-        for look in r.offeredLooks.prefix(while: { $0 != kept }) where r.offeredLooks.contains(kept) {
+        for look in r.offeredLooks.prefix(while: { $0 != kept }) where r.offeredLooks.contains(kept)
+        {
           score[look, default: 0] -= w
         }
       } else {
@@ -109,8 +113,11 @@ public struct LearningAdjuster: Sendable {
 
   /// The list with its movable suggestions (not Original, not themes) reordered in their own
   /// slots by ``maximumMove`` rounds of odd–even transposition.
-  func reordered(_ suggestions: [EditSuggestion], preferences: [String: Double]) -> [EditSuggestion] {
-    let slots = suggestions.indices.filter { suggestions[$0].kind != .original && !suggestions[$0].isTheme }
+  func reordered(_ suggestions: [EditSuggestion], preferences: [String: Double]) -> [EditSuggestion]
+  {
+    let slots = suggestions.indices.filter {
+      suggestions[$0].kind != .original && !suggestions[$0].isTheme
+    }
     var movable = slots.map { suggestions[$0] }
     guard movable.count > 1 else { return suggestions }
     for round in 0..<maximumMove {
@@ -128,7 +135,9 @@ public struct LearningAdjuster: Sendable {
   }
 
   /// The suggestion's config with the learned slider moves of its own look, or nil for none.
-  func movedConfig(_ s: EditSuggestion, close: [(record: LearningRecord, weight: Double)]) -> EditConfig? {
+  func movedConfig(_ s: EditSuggestion, close: [(record: LearningRecord, weight: Double)])
+    -> EditConfig?
+  {
     let kept = close.filter { $0.record.keptLook == s.lookID }
     guard kept.count >= minimumMatches else { return nil }
     let deltas = kept.map { ($0.record.typedSliderDeltas, $0.weight) }

@@ -55,7 +55,8 @@ public struct PhotoSummary: Sendable, Hashable, Codable {
       }
     }
     self.init(
-      brightness: Self.rounded(median), contrast: Self.rounded(analysis.exposure.lightnessDeviation),
+      brightness: Self.rounded(median),
+      contrast: Self.rounded(analysis.exposure.lightnessDeviation),
       warmth: Self.rounded(analysis.color.warmth), tint: Self.rounded(analysis.color.greenTint),
       chroma: Self.rounded(analysis.color.meanChroma),
       grain: analysis.noise.map { Self.rounded($0.relativeSigma) }, faces: analysis.faces.count,
@@ -116,7 +117,8 @@ public struct LearningRecord: Sendable, Hashable, Codable {
     let kept = sliderDeltas.filter { $0.value.isFinite && abs($0.value) >= 0.0005 }
       .sorted { abs($0.value) != abs($1.value) ? abs($0.value) > abs($1.value) : $0.key < $1.key }
       .prefix(Self.maximumSliderDeltas)
-    self.sliderDeltas = Dictionary(uniqueKeysWithValues: kept.map { ($0.key.rawValue, PhotoSummary.rounded($0.value)) })
+    self.sliderDeltas = Dictionary(
+      uniqueKeysWithValues: kept.map { ($0.key.rawValue, PhotoSummary.rounded($0.value)) })
     self.sessionID = sessionID
   }
 
@@ -128,14 +130,17 @@ public struct LearningRecord: Sendable, Hashable, Codable {
     keptLookConfig: EditConfig?, exported: EditConfig, sessionID: String? = nil
   ) {
     self.init(
-      photo: PhotoSummary(analysis: analysis), offeredLooks: offered.map(\.lookID), keptLook: keptLook,
+      photo: PhotoSummary(analysis: analysis), offeredLooks: offered.map(\.lookID),
+      keptLook: keptLook,
       sliderDeltas: Self.sliderDeltas(from: keptLookConfig ?? .neutral, to: exported),
       sessionID: sessionID)
   }
 
   /// How far each colour and tone slider of `exported` is from `base` (geometry and depth blur
   /// are not learned from).
-  public static func sliderDeltas(from base: EditConfig, to exported: EditConfig) -> [EditSettingType: Double] {
+  public static func sliderDeltas(from base: EditConfig, to exported: EditConfig)
+    -> [EditSettingType: Double]
+  {
     var deltas: [EditSettingType: Double] = [:]
     for type in Set(base.properties.keys).union(exported.properties.keys) where type.isColorOrTone {
       let d = exported.value(of: type) - base.value(of: type)

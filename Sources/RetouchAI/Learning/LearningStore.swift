@@ -62,7 +62,8 @@ public struct LearningStore: Sendable {
     #if canImport(Darwin)
       let support =
         FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-        ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent("Library/Application Support")
+        ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(
+          "Library/Application Support")
       return support.appendingPathComponent("Retouch/learning.json")
     #else
       if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
@@ -92,10 +93,13 @@ public struct LearningStore: Sendable {
   /// file is moved aside with a warning (see the type's discussion). Never throws.
   public func load() -> Contents {
     let path = url.path
-    guard FileManager.default.fileExists(atPath: path) else { return Contents(records: [], warning: nil) }
+    guard FileManager.default.fileExists(atPath: path) else {
+      return Contents(records: [], warning: nil)
+    }
     let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     guard size <= Self.maximumFileSize else {
-      return Contents(records: [], warning: setAside("it is \(size) bytes, larger than a learning file can be"))
+      return Contents(
+        records: [], warning: setAside("it is \(size) bytes, larger than a learning file can be"))
     }
     let data: Data
     do {
@@ -103,7 +107,10 @@ public struct LearningStore: Sendable {
     } catch {
       // Unreadable (permissions): leave it where it is and learn nothing this time.
       return Contents(
-        records: [], warning: "\(url.lastPathComponent) cannot be read (\(error.localizedDescription)); learning is off until it can.")
+        records: [],
+        warning:
+          "\(url.lastPathComponent) cannot be read (\(error.localizedDescription)); learning is off until it can."
+      )
     }
     let file: File
     do {
@@ -113,7 +120,10 @@ public struct LearningStore: Sendable {
     }
     guard file.format == Self.formatIdentifier, file.version == Self.formatVersion else {
       return Contents(
-        records: [], warning: setAside("its format is '\(file.format)' version \(file.version), not '\(Self.formatIdentifier)' version \(Self.formatVersion)"))
+        records: [],
+        warning: setAside(
+          "its format is '\(file.format)' version \(file.version), not '\(Self.formatIdentifier)' version \(Self.formatVersion)"
+        ))
     }
     return Contents(records: Array(file.records.suffix(Self.maximumRecords)), warning: nil)
   }
@@ -127,7 +137,8 @@ public struct LearningStore: Sendable {
       if FileManager.default.fileExists(atPath: target.path) { continue }
       do {
         try FileManager.default.moveItem(at: url, to: target)
-        return "\(url.lastPathComponent) was set aside as \(target.lastPathComponent) because \(reason); learning starts afresh."
+        return
+          "\(url.lastPathComponent) was set aside as \(target.lastPathComponent) because \(reason); learning starts afresh."
       } catch {
         break
       }
@@ -151,7 +162,9 @@ public struct LearningStore: Sendable {
       records.removeAll { $0.sessionID == session }
     }
     records.append(record)
-    if records.count > Self.maximumRecords { records.removeFirst(records.count - Self.maximumRecords) }
+    if records.count > Self.maximumRecords {
+      records.removeFirst(records.count - Self.maximumRecords)
+    }
     try write(records)
     return contents.warning
   }
@@ -164,7 +177,9 @@ public struct LearningStore: Sendable {
     do {
       try FileManager.default.removeItem(at: url)
     } catch {
-      throw LearningStoreError(kind: .unwritable, source: url.lastPathComponent, detail: "cannot remove it: \(error.localizedDescription).")
+      throw LearningStoreError(
+        kind: .unwritable, source: url.lastPathComponent,
+        detail: "cannot remove it: \(error.localizedDescription).")
     }
   }
 
@@ -172,16 +187,20 @@ public struct LearningStore: Sendable {
   static func encoded(_ records: [LearningRecord]) throws -> Data {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return try encoder.encode(File(format: formatIdentifier, version: formatVersion, records: records))
+    return try encoder.encode(
+      File(format: formatIdentifier, version: formatVersion, records: records))
   }
 
   private func write(_ records: [LearningRecord]) throws(LearningStoreError) {
     do {
-      try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try FileManager.default.createDirectory(
+        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
       // `.atomic` writes a temporary file in the same folder and renames it over the old one.
       try Self.encoded(records).write(to: url, options: .atomic)
     } catch {
-      throw LearningStoreError(kind: .unwritable, source: url.lastPathComponent, detail: "cannot write it: \(error.localizedDescription).")
+      throw LearningStoreError(
+        kind: .unwritable, source: url.lastPathComponent,
+        detail: "cannot write it: \(error.localizedDescription).")
     }
   }
 }

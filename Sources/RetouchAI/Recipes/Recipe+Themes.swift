@@ -94,6 +94,7 @@ extension Recipe {
     for (k, v) in config.properties { clamped[k] = k.setting.clamp(v) }
     return RecipeProposal(
       config: EditConfig(properties: clamped), need: parts.map(\.1.need).max() ?? 0,
-      correctsCast: parts.contains { $0.1.correctsCast }, rankBonus: 0.05 * Double(max(parts.count - 1, veiled ? 1 : 0)))
+      correctsCast: parts.contains { $0.1.correctsCast },
+      rankBonus: 0.05 * Double(max(parts.count - 1, veiled ? 1 : 0)))
   }
 }

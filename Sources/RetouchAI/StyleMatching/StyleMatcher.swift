@@ -125,7 +125,9 @@ public enum StyleMatcher {
     // Sorting may break monotonicity by an ulp nowhere (each level averages its own column and
     // every column is ordered the same way), but keep it non-decreasing for certain.
     var percentiles = levels
-    for i in percentiles.indices.dropFirst() { percentiles[i] = max(percentiles[i], percentiles[i - 1]) }
+    for i in percentiles.indices.dropFirst() {
+      percentiles[i] = max(percentiles[i], percentiles[i - 1])
+    }
     let balance = (0..<2).map { r -> ToneStatistics.ColorBalance in
       let parts = statistics.map { $0.balance[safe: r] ?? .init(a: 0, b: 0, weight: 0) }
       let weight = sortedSum(parts.map(\.weight))
@@ -174,7 +176,9 @@ public enum StyleMatcher {
     let saturation =
       target.meanChroma < 3 || reference.meanChroma < 0.5
       ? 1
-      : min(max(reference.meanChroma / target.meanChroma, saturationRange.lowerBound), saturationRange.upperBound)
+      : min(
+        max(reference.meanChroma / target.meanChroma, saturationRange.lowerBound),
+        saturationRange.upperBound)
     return StyleTransform(curve: curve, colorShifts: shifts, saturation: saturation)
   }
 

@@ -111,7 +111,9 @@ public struct RGBPrimaries: Hashable, Sendable {
 
   /// Linear RGB → XYZ (white Y = 1), derived from the chromaticities.
   public var toXYZ: ColorMatrix {
-    func xyz(_ c: SIMD2<Double>) -> (Double, Double, Double) { (c.x / c.y, 1, (1 - c.x - c.y) / c.y) }
+    func xyz(_ c: SIMD2<Double>) -> (Double, Double, Double) {
+      (c.x / c.y, 1, (1 - c.x - c.y) / c.y)
+    }
     let (r, g, b, w) = (xyz(red), xyz(green), xyz(blue), xyz(white))
     let p = ColorMatrix([r.0, g.0, b.0, r.1, g.1, b.1, r.2, g.2, b.2])
     // A degenerate triangle has no inverse; fall back to a matrix that maps everything to white.
@@ -155,7 +157,8 @@ extension ColorSpace {
   }
 
   /// The linear-light matrix taking RGB with `primaries` (D65 white) into this space.
-  public static func linearMatrix(from primaries: RGBPrimaries, to space: ColorSpace) -> ColorMatrix {
+  public static func linearMatrix(from primaries: RGBPrimaries, to space: ColorSpace) -> ColorMatrix
+  {
     linearMatrix(from: primaries.toXYZ, to: space)
   }
 

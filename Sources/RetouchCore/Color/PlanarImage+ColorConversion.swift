@@ -12,7 +12,8 @@ extension PlanarImage {
   /// Returns `self` when the space is already `space`.
   public func converted(to space: ColorSpace, threads: Int? = nil) -> PlanarImage {
     if space == colorSpace { return self }
-    return applyingLinearMatrix(colorSpace.conversionMatrix(to: space), tagging: space, threads: threads)
+    return applyingLinearMatrix(
+      colorSpace.conversionMatrix(to: space), tagging: space, threads: threads)
   }
 
   /// The image reinterpreted as having RGB `primaries` (D65 white, sRGB transfer when encoded)
@@ -22,7 +23,8 @@ extension PlanarImage {
   public func converted(
     fromPrimaries primaries: RGBPrimaries, to space: ColorSpace, threads: Int? = nil
   ) -> PlanarImage {
-    applyingLinearMatrix(ColorSpace.linearMatrix(from: primaries, to: space), tagging: space, threads: threads)
+    applyingLinearMatrix(
+      ColorSpace.linearMatrix(from: primaries, to: space), tagging: space, threads: threads)
   }
 
   /// Multiplies every pixel's linear RGB by `matrix` and tags the result `space`.
@@ -35,7 +37,9 @@ extension PlanarImage {
       width: width, height: height, channelCount: channelCount, colorSpace: space,
       encoding: encoding, zeroed: false)
     let m = matrix.elements.map { Float($0) }
-    let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
+    let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (
+      m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8]
+    )
     let encoded = encoding == .encoded
     let decodeTable = SRGBTables.decodeTable, encodeTable = SRGBTables.encodeTable
     let w = width, stride = planeStride, alpha = hasAlpha

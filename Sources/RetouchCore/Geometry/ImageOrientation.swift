@@ -77,7 +77,8 @@ extension Image {
                 let dRow = d.pointer + y * dstRow
                 for x in bx..<xEnd {
                   let p = orientation.sourcePoint(x: x, y: y, displayed: out)
-                  (dRow + x * bpp).copyMemory(from: s.pointer + p.y * srcRow + p.x * bpp, byteCount: bpp)
+                  (dRow + x * bpp).copyMemory(
+                    from: s.pointer + p.y * srcRow + p.x * bpp, byteCount: bpp)
                 }
               }
               bx = xEnd

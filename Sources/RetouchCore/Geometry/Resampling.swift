@@ -54,7 +54,8 @@ extension Image {
     let wy = ResamplingWeights(
       filter: filter, inCount: source.height, outCount: size.height,
       scale: extentY / Double(size.height))
-    return Resampler.run(source, x: wx, y: wy, format: format, linear: inLinearLight, threads: threads)
+    return Resampler.run(
+      source, x: wx, y: wy, format: format, linear: inLinearLight, threads: threads)
   }
 
   /// The image scaled so its long edge is `longEdge` pixels, keeping the aspect ratio (each side
@@ -98,7 +99,8 @@ enum Resampler {
     let unit8 = SRGBTables.unit8
     let encodeTable = linear ? SRGBTables.encodeTable : []
     let outEight = format.bitDepth == 8
-    var result = Image(uninitializedWidth: dstW, height: dstH, format: format, colorSpace: src.colorSpace)
+    var result = Image(
+      uninitializedWidth: dstW, height: dstH, format: format, colorSpace: src.colorSpace)
 
     // Each band of output rows keeps a ring of the last `taps` horizontally filtered source rows
     // (~150 KB for a 1080-wide Lanczos shrink, so it stays in L2) instead of a whole-image
@@ -143,7 +145,8 @@ enum Resampler {
                           if tags[slot] != sy {
                             loadRow(
                               srcPtr.pointer, y: sy, width: srcW, channels: n, eight: eight,
-                              colorTable: ct.isEmpty ? nil : ct.baseAddress, unit8: u8.baseAddress!, into: buf)
+                              colorTable: ct.isEmpty ? nil : ct.baseAddress, unit8: u8.baseAddress!,
+                              into: buf)
                             filterRow(
                               buf, to: row, count: dstW, channels: n, pairs: wx.pairCount,
                               starts: xs.baseAddress!, weights: xw.baseAddress!)
@@ -156,8 +159,10 @@ enum Resampler {
                         while i < interStride {
                           var sum = SIMD8<Float>()
                           for k in 0..<ringRows {
-                            sum += w[k]
-                              * rowPtrs[k].loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+                            sum +=
+                              w[k]
+                              * rowPtrs[k].loadUnaligned(
+                                fromByteOffset: i * 4, as: SIMD8<Float>.self)
                           }
                           UnsafeMutableRawPointer(acc).storeBytes(
                             of: sum, toByteOffset: i * 4, as: SIMD8<Float>.self)
@@ -166,11 +171,14 @@ enum Resampler {
                         let rowOffset = y * dstW * n
                         if outEight {
                           let d = dstPtr.pointer.assumingMemoryBound(to: UInt8.self) + rowOffset
-                          storeRow(acc, width: dstW, channels: n, to: d, maxValue: 255, encode: linear ? et.baseAddress : nil)
+                          storeRow(
+                            acc, width: dstW, channels: n, to: d, maxValue: 255,
+                            encode: linear ? et.baseAddress : nil)
                         } else {
                           let d = dstPtr.pointer.assumingMemoryBound(to: UInt16.self) + rowOffset
                           storeRow(
-                            acc, width: dstW, channels: n, to: d, maxValue: 65535, encode: linear ? et.baseAddress : nil)
+                            acc, width: dstW, channels: n, to: d, maxValue: 65535,
+                            encode: linear ? et.baseAddress : nil)
                         }
                       }
                     }

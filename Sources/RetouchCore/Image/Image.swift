@@ -30,7 +30,8 @@ public struct Image: Sendable {
   }
 
   private init(width: Int, height: Int, format: PixelFormat, colorSpace: ColorSpace, zeroed: Bool) {
-    precondition(width > 0 && height > 0, "image dimensions must be positive, got \(width)×\(height)")
+    precondition(
+      width > 0 && height > 0, "image dimensions must be positive, got \(width)×\(height)")
     let (rowBytes, o1) = width.multipliedReportingOverflow(by: format.bytesPerPixel)
     let (total, o2) = rowBytes.multipliedReportingOverflow(by: height)
     precondition(!o1 && !o2, "image byte size overflows: \(width)×\(height)")
@@ -47,7 +48,8 @@ public struct Image: Sendable {
     width: Int, height: Int, format: PixelFormat, colorSpace: ColorSpace = .sRGB, bytes: C
   ) where C.Element == UInt8 {
     self.init(uninitializedWidth: width, height: height, format: format, colorSpace: colorSpace)
-    precondition(bytes.count == storage.byteCount, "expected \(storage.byteCount) bytes, got \(bytes.count)")
+    precondition(
+      bytes.count == storage.byteCount, "expected \(storage.byteCount) bytes, got \(bytes.count)")
     let dst = storage.pointer.assumingMemoryBound(to: UInt8.self)
     var i = 0
     for b in bytes {
@@ -122,7 +124,8 @@ public struct Image: Sendable {
   /// Names the current pixel contents: equal identities mean equal pixels (the same block,
   /// not written since). For caches of values derived from the pixels (e.g. a tone guide).
   package var contentIdentity: ImageContentIdentity {
-    ImageContentIdentity(serial: storage.serial, version: storage.version, size: size, format: format)
+    ImageContentIdentity(
+      serial: storage.serial, version: storage.version, size: size, format: format)
   }
 
   /// Whether both images have the same size, format, colour space and bytes.

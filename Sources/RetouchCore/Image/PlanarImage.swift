@@ -48,7 +48,8 @@ public struct PlanarImage: Sendable {
     width: Int, height: Int, channelCount: Int, colorSpace: ColorSpace, encoding: Encoding,
     zeroed: Bool
   ) {
-    precondition(width > 0 && height > 0, "image dimensions must be positive, got \(width)×\(height)")
+    precondition(
+      width > 0 && height > 0, "image dimensions must be positive, got \(width)×\(height)")
     precondition(channelCount == 3 || channelCount == 4, "channelCount must be 3 or 4")
     let (count, o1) = width.multipliedReportingOverflow(by: height)
     let (padded, o2) = count.addingReportingOverflow(15)
@@ -237,7 +238,8 @@ private func storeRow(
   var x = 0
   if let et = encode {
     for i in 0..<count {
-      d[i * step] = UInt8(truncatingIfNeeded: roundToUInt32(SRGBTables.encodeClamped(p[i], table: et) * scale))
+      d[i * step] = UInt8(
+        truncatingIfNeeded: roundToUInt32(SRGBTables.encodeClamped(p[i], table: et) * scale))
     }
     return
   }
@@ -263,7 +265,8 @@ private func storeRow(
 ) {
   if let et = encode {
     for i in 0..<count {
-      d[i * step] = UInt16(truncatingIfNeeded: roundToUInt32(SRGBTables.encodeClamped(p[i], table: et) * scale))
+      d[i * step] = UInt16(
+        truncatingIfNeeded: roundToUInt32(SRGBTables.encodeClamped(p[i], table: et) * scale))
     }
     return
   }

@@ -19,7 +19,9 @@ public enum RetouchLanguage: String, Sendable, Hashable, Codable, CaseIterable {
   public static var current: RetouchLanguage {
     let env = ProcessInfo.processInfo.environment
     for key in ["RETOUCH_LANG", "LC_ALL", "LC_MESSAGES", "LANG"] {
-      if let v = env[key], !v.isEmpty, v != "C", v != "POSIX" { return RetouchLanguage(identifier: v) }
+      if let v = env[key], !v.isEmpty, v != "C", v != "POSIX" {
+        return RetouchLanguage(identifier: v)
+      }
     }
     return RetouchLanguage(identifier: Locale.preferredLanguages.first ?? "en")
   }

@@ -64,7 +64,9 @@ public enum ParallelBands {
 public struct SendableRawPointer: @unchecked Sendable {
   public let pointer: UnsafeMutableRawPointer
   public init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
-  public init(_ pointer: UnsafeRawPointer) { self.pointer = UnsafeMutableRawPointer(mutating: pointer) }
+  public init(_ pointer: UnsafeRawPointer) {
+    self.pointer = UnsafeMutableRawPointer(mutating: pointer)
+  }
 }
 
 import Foundation

@@ -25,7 +25,8 @@ public protocol ContentEditingController: AnyObject, Sendable {
   /// - Throws: ``EditingError``: `.unreadablePhoto`, `.missingRenderedPhoto`, and for adjustment
   ///   data this editor claims but cannot read `.corruptAdjustmentData` or
   ///   `.newerAdjustmentData`.
-  func startContentEditing(with input: ContentEditingInput, placeholder: Image?) async throws(EditingError)
+  func startContentEditing(with input: ContentEditingInput, placeholder: Image?)
+    async throws(EditingError)
 
   /// Renders the edit at full size to the output's `renderedContentURL` (JPEG) and fills its
   /// adjustment data. Ends the edit.
@@ -55,14 +56,17 @@ public struct AdjustmentFormat: Sendable, Hashable {
 
   /// Whether `data` is this format in a version no newer than ``version``.
   public func canHandle(_ data: AdjustmentData) -> Bool {
-    data.formatIdentifier == identifier && Self.compare(data.formatVersion, version) != .orderedDescending
+    data.formatIdentifier == identifier
+      && Self.compare(data.formatVersion, version) != .orderedDescending
   }
 
   /// The payload of `data` after checking identifier and version.
   ///
   /// - Throws: ``EditingError`` `.foreignAdjustmentData` (another identifier),
   ///   `.newerAdjustmentData` (a newer or unreadable version).
-  public func payload(of data: AdjustmentData, source: String = "<memory>") throws(EditingError) -> Data {
+  public func payload(of data: AdjustmentData, source: String = "<memory>") throws(EditingError)
+    -> Data
+  {
     guard data.formatIdentifier == identifier else {
       throw EditingError(
         .foreignAdjustmentData, source: source,
@@ -135,9 +139,13 @@ final class ContentEditingRun: Sendable {
   }
 
   /// Exports the controller's edit to a new output with `adjustmentData`, then ends the edit.
-  func finish(adjustmentData: (EditConfig) -> AdjustmentData) async throws(EditingError) -> ContentEditingOutput {
+  func finish(adjustmentData: (EditConfig) -> AdjustmentData) async throws(EditingError)
+    -> ContentEditingOutput
+  {
     guard let run = active.withLock({ $0 }) else {
-      throw EditingError(.notEditing, detail: "finishContentEditing() without startContentEditing(with:placeholder:).")
+      throw EditingError(
+        .notEditing,
+        detail: "finishContentEditing() without startContentEditing(with:placeholder:).")
     }
     let config = run.controller.currentConfig
     let data = try await run.controller.exportData(config: config, type: .jpeg, quality: quality)

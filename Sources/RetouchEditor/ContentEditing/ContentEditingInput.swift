@@ -51,7 +51,8 @@ public struct ContentEditingInput: Sendable {
   public let renderedPhoto: Photo?
 
   public init(
-    original: Photo, orientation: ImageOrientation, metadata: PhotoMetadata, displaySizeImage: Image?,
+    original: Photo, orientation: ImageOrientation, metadata: PhotoMetadata,
+    displaySizeImage: Image?,
     adjustmentData: AdjustmentData?, renderedPhoto: Photo?
   ) {
     self.original = original
@@ -90,7 +91,8 @@ public struct ContentEditingInput: Sendable {
       throw EditingError(error)
     }
     return ContentEditingInput(
-      original: original, orientation: metadata.orientation, metadata: metadata, displaySizeImage: display,
+      original: original, orientation: metadata.orientation, metadata: metadata,
+      displaySizeImage: display,
       adjustmentData: adjustmentData, renderedPhoto: renderedPhoto)
   }
 
@@ -101,14 +103,17 @@ public struct ContentEditingInput: Sendable {
   ///
   /// - Throws: ``EditingError`` `.missingRenderedPhoto` when the editor cannot resume and the
   ///   input has no rendered photo (starting from the original would silently drop the edit).
-  public func base(for controller: any ContentEditingController) throws(EditingError) -> ContentEditingBase {
+  public func base(for controller: any ContentEditingController) throws(EditingError)
+    -> ContentEditingBase
+  {
     guard let adjustmentData else { return .original(resuming: nil) }
     if controller.canHandle(adjustmentData) { return .original(resuming: adjustmentData) }
     guard let renderedPhoto else {
       throw EditingError(
         .missingRenderedPhoto, source: "adjustment data",
         detail: "this editor cannot resume '\(adjustmentData.formatIdentifier)' "
-          + "version \(adjustmentData.formatVersion), and there is no rendered photo to edit instead.")
+          + "version \(adjustmentData.formatVersion), and there is no rendered photo to edit instead."
+      )
     }
     return .rendered(renderedPhoto)
   }
@@ -132,7 +137,8 @@ public struct ContentEditingOutput: Sendable {
 
   /// An output for `input`, its rendered photo to go in `directory` (default: the temporary
   /// folder).
-  public init(_ input: ContentEditingInput, directory: URL = FileManager.default.temporaryDirectory) {
+  public init(_ input: ContentEditingInput, directory: URL = FileManager.default.temporaryDirectory)
+  {
     renderedContentURL = directory.appendingPathComponent("retouch-render-\(UUID().uuidString).jpg")
     adjustmentData = nil
   }

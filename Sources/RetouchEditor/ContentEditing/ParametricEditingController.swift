@@ -55,7 +55,9 @@ public final class ParametricEditingController<Edit: ParametricEdit>: ContentEdi
     } catch {
       throw EditingError(
         .corruptAdjustmentData, source: "adjustment data",
-        detail: "'\(Edit.format.identifier)' data is not valid JSON for this editor (\(Self.explain(error))).")
+        detail:
+          "'\(Edit.format.identifier)' data is not valid JSON for this editor (\(Self.explain(error)))."
+      )
     }
     guard decoded.isValid else {
       throw EditingError(
@@ -81,9 +83,12 @@ public final class ParametricEditingController<Edit: ParametricEdit>: ContentEdi
     return "\(error)"
   }
 
-  public func startContentEditing(with input: ContentEditingInput, placeholder: Image?) async throws(EditingError) {
+  public func startContentEditing(with input: ContentEditingInput, placeholder: Image?)
+    async throws(EditingError)
+  {
     var resumed = Edit.initial
-    _ = try await run.start(input, editor: self, fresh: resumed.config) { data throws(EditingError) in
+    _ = try await run.start(input, editor: self, fresh: resumed.config) {
+      data throws(EditingError) in
       resumed = try Self.edit(from: data)
       return resumed.config
     }

@@ -30,12 +30,14 @@ public final class RetouchEditingController: ContentEditingController {
   /// - Throws: ``EditingError`` `.foreignAdjustmentData`, `.newerAdjustmentData` (also for a
   ///   newer edit format inside the JSON), `.corruptAdjustmentData` (bad JSON, unknown settings,
   ///   values out of range).
-  public static func config(from adjustmentData: AdjustmentData) throws(EditingError) -> EditConfig {
+  public static func config(from adjustmentData: AdjustmentData) throws(EditingError) -> EditConfig
+  {
     let payload = try format.payload(of: adjustmentData)
     do {
       return try EditConfig(json: payload, source: "adjustment data")
     } catch {
-      let kind: EditingError.Kind = error.kind == .newerVersion ? .newerAdjustmentData : .corruptAdjustmentData
+      let kind: EditingError.Kind =
+        error.kind == .newerVersion ? .newerAdjustmentData : .corruptAdjustmentData
       throw EditingError(kind, source: "adjustment data", detail: error.detail)
     }
   }
@@ -45,8 +47,12 @@ public final class RetouchEditingController: ContentEditingController {
     format.adjustmentData(config.with(actionType: .some(nil)).jsonData())
   }
 
-  public func startContentEditing(with input: ContentEditingInput, placeholder: Image?) async throws(EditingError) {
-    _ = try await run.start(input, editor: self, fresh: .neutral) { data throws(EditingError) in try Self.config(from: data) }
+  public func startContentEditing(with input: ContentEditingInput, placeholder: Image?)
+    async throws(EditingError)
+  {
+    _ = try await run.start(input, editor: self, fresh: .neutral) { data throws(EditingError) in
+      try Self.config(from: data)
+    }
   }
 
   public func finishContentEditing() async throws(EditingError) -> ContentEditingOutput {

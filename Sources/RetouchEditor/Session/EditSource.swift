@@ -81,7 +81,8 @@ public struct FileEditSource: EditSource {
   }
 
   /// An encoded photo held in memory.
-  public init(data: Data, name: String = "<memory>", decodeOptions: DecodeOptions = DecodeOptions()) {
+  public init(data: Data, name: String = "<memory>", decodeOptions: DecodeOptions = DecodeOptions())
+  {
     storage = .bytes(data)
     self.name = name
     self.decodeOptions = Self.upright(decodeOptions)
@@ -130,7 +131,8 @@ public struct FileEditSource: EditSource {
   /// header size is exactly the decoded size.
   public func loadOriginalSize() async -> PixelSize? {
     guard let bytes = try? data(), ImageFormat.sniff(bytes) == .jpeg,
-      let metadata = try? ImageDecoder(options: decodeOptions).readMetadata(bytes, source: name).metadata,
+      let metadata = try? ImageDecoder(options: decodeOptions).readMetadata(bytes, source: name)
+        .metadata,
       let stored = metadata.pixelSize
     else { return nil }
     return metadata.orientation.displaySize(forStored: stored)

@@ -23,6 +23,8 @@ package func waitForAsync<T: Sendable, E: Error>(
   }
   done.wait()
   // The task always stores a result before signalling.
-  guard let result = box.withLock({ $0 }) else { preconditionFailure("the task finished without a result") }
+  guard let result = box.withLock({ $0 }) else {
+    preconditionFailure("the task finished without a result")
+  }
   return try result.get()
 }

@@ -68,7 +68,8 @@ package enum ColorConversion {
     }
     let target: ColorSpace = isWiderThanSRGB(source, context: context) ? .displayP3 : .sRGB
     guard let destination = LCMSProfile(ICCProfiles.data(for: target), context: context) else {
-      warnings.append("Could not open the built-in \(target.displayName) profile; colours are shown as sRGB.")
+      warnings.append(
+        "Could not open the built-in \(target.displayName) profile; colours are shown as sRGB.")
       return unchanged
     }
     let format: UInt32
@@ -84,7 +85,9 @@ package enum ColorConversion {
     // it was off by 590 of 65535 in a dark red channel (2.3 8-bit codes). Evaluate the exact
     // pipeline for 16-bit instead; 8-bit transforms keep lcms's accurate matrix/shaper path.
     if image.format.bitDepth == 16 { flags |= rt_lcms_FLAGS_NOOPTIMIZE }
-    guard let transform = LCMSTransform(from: source, format: format, to: destination, format: format, flags: flags)
+    guard
+      let transform = LCMSTransform(
+        from: source, format: format, to: destination, format: format, flags: flags)
     else {
       let name = source.profileDescription.map { "“\($0)”" } ?? "embedded"
       warnings.append(
@@ -106,7 +109,8 @@ package enum ColorConversion {
         ParallelBands.forEach(rows: image.height, minimumBandHeight: 32) { band in
           // Rows are packed, so a band is one run of pixels.
           cmsDoTransform(
-            t.pointer, s.pointer + band.lowerBound * rowBytes, d.pointer + band.lowerBound * rowBytes,
+            t.pointer, s.pointer + band.lowerBound * rowBytes,
+            d.pointer + band.lowerBound * rowBytes,
             cmsUInt32Number(band.count * width))
         }
       }
@@ -140,7 +144,9 @@ package enum ColorConversion {
         from: profile, format: rt_lcms_TYPE_RGB_FLT, to: srgb, format: rt_lcms_TYPE_RGB_FLT,
         flags: 0)
     else { return false }
-    let colors: [SIMD3<Float>] = [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 1, 1], [1, 0, 1], [1, 1, 0]]
+    let colors: [SIMD3<Float>] = [
+      [1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 1, 1], [1, 0, 1], [1, 1, 0],
+    ]
     return probe.transform(colors).contains { c in
       min(c.x, min(c.y, c.z)) < -0.002 || max(c.x, max(c.y, c.z)) > 1.002
     }

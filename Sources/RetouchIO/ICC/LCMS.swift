@@ -128,7 +128,8 @@ package final class LCMSTransform {
   ) {
     guard
       let t = cmsCreateTransformTHR(
-        source.context.handle, source.handle, inFormat, destination.handle, outFormat, intent, flags)
+        source.context.handle, source.handle, inFormat, destination.handle, outFormat, intent, flags
+      )
     else { return nil }
     self.handle = t
     self.source = source

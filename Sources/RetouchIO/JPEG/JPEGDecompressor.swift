@@ -79,8 +79,7 @@ final class JPEGDecompressor {
   ///
   /// - Returns: the output size and components per pixel (3 for RGB, 4 for CMYK).
   /// - Throws: ``ImageDecodingError`` as for ``readHeader(_:savesMarkers:)``.
-  func start(scaleEighths: Int) throws(ImageDecodingError) -> (size: PixelSize, components: Int)
-  {
+  func start(scaleEighths: Int) throws(ImageDecodingError) -> (size: PixelSize, components: Int) {
     var width: UInt32 = 0
     var height: UInt32 = 0
     var components: Int32 = 0

@@ -35,7 +35,9 @@ public final class JPEGRowDecoder {
   public init(_ data: Data, source: String = "<memory>", options: DecodeOptions = DecodeOptions())
     throws(ImageDecodingError)
   {
-    guard !data.isEmpty else { throw ImageDecodingError(.empty, source: source, detail: "the file has no bytes.") }
+    guard !data.isEmpty else {
+      throw ImageDecodingError(.empty, source: source, detail: "the file has no bytes.")
+    }
     guard ImageFormat.sniff(data) == .jpeg else {
       throw ImageDecodingError(
         .unsupportedFormat, source: source,
@@ -59,17 +61,21 @@ public final class JPEGRowDecoder {
     guard stored.pixelCount <= options.maxPixels else {
       throw ImageDecodingError(
         .tooLarge, source: source,
-        detail: "\(stored) is \(stored.pixelCount) pixels, over the limit of \(options.maxPixels) (DecodeOptions.maxPixels).")
+        detail:
+          "\(stored) is \(stored.pixelCount) pixels, over the limit of \(options.maxPixels) (DecodeOptions.maxPixels)."
+      )
     }
     guard header.data_precision == 8 else {
       throw ImageDecodingError(
-        .unsupportedVariant, source: source, detail: "\(header.data_precision)-bit JPEG samples; only 8-bit JPEG is decoded.")
+        .unsupportedVariant, source: source,
+        detail: "\(header.data_precision)-bit JPEG samples; only 8-bit JPEG is decoded.")
     }
     let eighths = JPEGCodec.scaleEighths(for: stored, minimumLongEdge: options.minimumLongEdge)
     let output = try jpeg.start(scaleEighths: eighths)
     guard output.components == 3 else {
       throw ImageDecodingError(
-        .unsupportedVariant, source: source, detail: "CMYK JPEGs are not decoded row by row; use ImageDecoder.")
+        .unsupportedVariant, source: source,
+        detail: "CMYK JPEGs are not decoded row by row; use ImageDecoder.")
     }
     size = output.size
     metadata = PhotoMetadata(parsing: blocks, storedSize: stored, warnings: &warnings)
@@ -87,7 +93,8 @@ public final class JPEGRowDecoder {
     var probe = Image(width: 16, height: 1, format: .rgb8)
     for x in 0..<16 { probe.setPixel(x: x, y: 0, [x * 17, 255 - x * 17, (x * 97) % 256]) }
     var scratch: [String] = []
-    var converted = ColorConversion.toWorkingSpace(probe, profile: profile, nclx: nil, warnings: &scratch)
+    var converted = ColorConversion.toWorkingSpace(
+      probe, profile: profile, nclx: nil, warnings: &scratch)
     let space = converted.colorSpace
     converted.colorSpace = .sRGB
     return (!converted.hasSamePixels(as: probe), space)
@@ -149,7 +156,9 @@ public final class JPEGRowEncoder {
   }
 
   /// Encodes `count` rows (packed RGB, `stride` bytes apart).
-  public func writeRows(_ rows: UnsafePointer<UInt8>, stride: Int, count: Int) throws(ImageEncodingError) {
+  public func writeRows(_ rows: UnsafePointer<UInt8>, stride: Int, count: Int)
+    throws(ImageEncodingError)
+  {
     guard count > 0 else { return }
     guard rowsWritten + count <= height else {
       throw ImageEncodingError(.invalidParameter, detail: "more than \(height) rows written.")

@@ -42,7 +42,9 @@ enum ExportMetadata {
 
   /// ``blocks(for:from:software:)`` for an image described by its size and colour space (for
   /// encoders that receive rows, not an ``Image``).
-  static func blocks(size: PixelSize, colorSpace: ColorSpace, from metadata: PhotoMetadata?, software: String)
+  static func blocks(
+    size: PixelSize, colorSpace: ColorSpace, from metadata: PhotoMetadata?, software: String
+  )
     -> MetadataBlocks
   {
     var out = MetadataBlocks()

@@ -35,7 +35,9 @@ public struct NCLXColorInfo: Sendable, Hashable, Codable, CustomStringConvertibl
   public var matrixCoefficients: Int
   public var fullRange: Bool
 
-  public init(colorPrimaries: Int, transferCharacteristics: Int, matrixCoefficients: Int, fullRange: Bool) {
+  public init(
+    colorPrimaries: Int, transferCharacteristics: Int, matrixCoefficients: Int, fullRange: Bool
+  ) {
     self.colorPrimaries = colorPrimaries
     self.transferCharacteristics = transferCharacteristics
     self.matrixCoefficients = matrixCoefficients

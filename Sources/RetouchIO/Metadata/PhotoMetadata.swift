@@ -63,9 +63,13 @@ public struct PhotoMetadata: Sendable, Hashable, Codable {
       .compactMap { Int($0) }
     guard parts.count >= 6 else { return nil }
     var c = DateComponents()
-    (c.year, c.month, c.day, c.hour, c.minute, c.second) = (parts[0], parts[1], parts[2], parts[3], parts[4], parts[5])
+    (c.year, c.month, c.day, c.hour, c.minute, c.second) = (
+      parts[0], parts[1], parts[2], parts[3], parts[4], parts[5]
+    )
     var offsetSeconds = 0
-    if let o = offsetTimeOriginal, o.count >= 6, let h = Int(o.dropFirst().prefix(2)), let m = Int(o.suffix(2)) {
+    if let o = offsetTimeOriginal, o.count >= 6, let h = Int(o.dropFirst().prefix(2)),
+      let m = Int(o.suffix(2))
+    {
       offsetSeconds = (h * 3600 + m * 60) * (o.hasPrefix("-") ? -1 : 1)
     }
     c.timeZone = TimeZone(secondsFromGMT: offsetSeconds)

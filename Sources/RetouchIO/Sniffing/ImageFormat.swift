@@ -3,7 +3,8 @@
 import Foundation
 
 /// A container format, as recognised from a file's first bytes.
-public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible
+{
   case jpeg, png, heif, avif, tiff, webp, gif, bmp
 
   public var description: String {
@@ -45,7 +46,9 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable, Cust
     if at(4, Array("ftyp".utf8)) && b.count >= 12 {
       let major = String(decoding: b[8..<12], as: UTF8.self)
       if ["avif", "avis"].contains(major) { return .avif }
-      if ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "miaf", "MiHE"].contains(major) {
+      if ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "miaf", "MiHE"].contains(
+        major)
+      {
         // mif1/msf1 files may still carry AV1: look at the compatible brands.
         if ["mif1", "msf1", "miaf"].contains(major), b.count >= 16 {
           var i = 16
@@ -54,7 +57,9 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable, Cust
             brands.append(String(decoding: b[i..<(i + 4)], as: UTF8.self))
             i += 4
           }
-          if brands.contains("avif") && !brands.contains(where: { $0.hasPrefix("hei") || $0.hasPrefix("hev") }) {
+          if brands.contains("avif")
+            && !brands.contains(where: { $0.hasPrefix("hei") || $0.hasPrefix("hev") })
+          {
             return .avif
           }
         }
@@ -65,7 +70,8 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable, Cust
   }
 
   /// A short hex rendering of the first bytes, for error messages ("starts with 89 50 4E 47").
-  public static func leadingHex<C: Collection>(_ bytes: C, count: Int = 4) -> String where C.Element == UInt8 {
+  public static func leadingHex<C: Collection>(_ bytes: C, count: Int = 4) -> String
+  where C.Element == UInt8 {
     bytes.prefix(count).map { String(format: "%02X", $0) }.joined(separator: " ")
   }
 }

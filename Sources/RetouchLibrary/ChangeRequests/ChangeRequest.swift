@@ -50,10 +50,14 @@ public struct ChangeBatch: Sendable {
   public init() {}
 
   /// Adds a new look for `asset` (see ``ChangeRequest/edit(_:output:editConfig:)``).
-  public mutating func edit(_ asset: AssetID, output: ContentEditingOutput, editConfig: EditConfig? = nil) {
+  public mutating func edit(
+    _ asset: AssetID, output: ContentEditingOutput, editConfig: EditConfig? = nil
+  ) {
     requests.append(.edit(asset, output: output, editConfig: editConfig))
   }
-  public mutating func revertToOriginal(_ asset: AssetID) { requests.append(.revertToOriginal(asset)) }
+  public mutating func revertToOriginal(_ asset: AssetID) {
+    requests.append(.revertToOriginal(asset))
+  }
   public mutating func delete(_ asset: AssetID) { requests.append(.delete(asset)) }
   public mutating func restore(_ asset: AssetID) { requests.append(.restore(asset)) }
   public mutating func add(_ request: ChangeRequest) { requests.append(request) }

@@ -47,7 +47,8 @@ extension PhotoLibrary {
               continue
             }
             if let limit = options.failsAfterStagedRenders, staged.count == limit {
-              throw LibraryError(.fileSystem, source: "Renders", detail: "injected failure after \(limit) renders.")
+              throw LibraryError(
+                .fileSystem, source: "Renders", detail: "injected failure after \(limit) renders.")
             }
             let name = UUID().uuidString.lowercased() + ".jpg"
             let destination = renderURL(named: name)
@@ -57,7 +58,9 @@ extension PhotoLibrary {
           }
           if !staged.isEmpty { try DurableFile.syncDirectory(rendersDirectory) }
           for (item, name) in zip(prepared, names) {
-            if let revision = try apply(item, renderName: name, at: now, in: db) { results.append(revision) }
+            if let revision = try apply(item, renderName: name, at: now, in: db) {
+              results.append(revision)
+            }
           }
           return results
         }
@@ -71,7 +74,9 @@ extension PhotoLibrary {
 
   /// Builds a batch with `build` and commits it (see ``performChanges(_:)-([ChangeRequest])``).
   @discardableResult
-  public func performChanges(_ build: (inout ChangeBatch) -> Void) throws(LibraryError) -> [AssetRevision] {
+  public func performChanges(_ build: (inout ChangeBatch) -> Void) throws(LibraryError)
+    -> [AssetRevision]
+  {
     var batch = ChangeBatch()
     build(&batch)
     return try performChanges(batch.requests)
@@ -88,7 +93,9 @@ extension PhotoLibrary {
 
   /// Checks every request before anything is written; the states follow the batch's own order
   /// (deleting then restoring one photo in one batch is fine).
-  private func prepare(_ requests: [ChangeRequest], in db: SQLiteDatabase) throws(LibraryError) -> [PreparedChange] {
+  private func prepare(_ requests: [ChangeRequest], in db: SQLiteDatabase) throws(LibraryError)
+    -> [PreparedChange]
+  {
     var deleted: [AssetID: Bool] = [:]
     var result: [PreparedChange] = []
     for (index, request) in requests.enumerated() {
@@ -103,10 +110,13 @@ extension PhotoLibrary {
       switch request.action {
       case .edit(let output, let explicitConfig):
         guard !isDeleted else {
-          throw LibraryError(.invalidChange, source: where_, detail: "the photo is in Recently Deleted; restore it first.")
+          throw LibraryError(
+            .invalidChange, source: where_,
+            detail: "the photo is in Recently Deleted; restore it first.")
         }
         guard let adjustment = output.adjustmentData else {
-          throw LibraryError(.invalidChange, source: where_, detail: "the editing output has no adjustment data.")
+          throw LibraryError(
+            .invalidChange, source: where_, detail: "the editing output has no adjustment data.")
         }
         let bytes: Data
         do {
@@ -114,37 +124,53 @@ extension PhotoLibrary {
         } catch {
           throw LibraryError(
             .invalidChange, source: where_,
-            detail: "the rendered file \(output.renderedContentURL.lastPathComponent) cannot be read.")
+            detail:
+              "the rendered file \(output.renderedContentURL.lastPathComponent) cannot be read.")
         }
         guard bytes.count > 3, bytes[bytes.startIndex] == 0xFF, bytes[bytes.startIndex + 1] == 0xD8,
           bytes[bytes.startIndex + 2] == 0xFF
         else {
           throw LibraryError(
             .invalidChange, source: where_,
-            detail: "the rendered file \(output.renderedContentURL.lastPathComponent) is not a JPEG.")
+            detail:
+              "the rendered file \(output.renderedContentURL.lastPathComponent) is not a JPEG.")
         }
         let config = explicitConfig ?? Self.editConfig(of: adjustment)
         result.append(
           PreparedChange(
-            request: request, renderBytes: bytes, renderHash: SHA256.hexDigest(bytes), adjustmentData: adjustment,
+            request: request, renderBytes: bytes, renderHash: SHA256.hexDigest(bytes),
+            adjustmentData: adjustment,
             editConfig: config))
       case .revert:
         guard !isDeleted else {
-          throw LibraryError(.invalidChange, source: where_, detail: "the photo is in Recently Deleted; restore it first.")
+          throw LibraryError(
+            .invalidChange, source: where_,
+            detail: "the photo is in Recently Deleted; restore it first.")
         }
-        result.append(PreparedChange(request: request, renderBytes: nil, renderHash: nil, adjustmentData: nil, editConfig: nil))
+        result.append(
+          PreparedChange(
+            request: request, renderBytes: nil, renderHash: nil, adjustmentData: nil,
+            editConfig: nil))
       case .delete:
         guard !isDeleted else {
-          throw LibraryError(.invalidChange, source: where_, detail: "the photo is already in Recently Deleted.")
+          throw LibraryError(
+            .invalidChange, source: where_, detail: "the photo is already in Recently Deleted.")
         }
         deleted[id] = true
-        result.append(PreparedChange(request: request, renderBytes: nil, renderHash: nil, adjustmentData: nil, editConfig: nil))
+        result.append(
+          PreparedChange(
+            request: request, renderBytes: nil, renderHash: nil, adjustmentData: nil,
+            editConfig: nil))
       case .restore:
         guard isDeleted else {
-          throw LibraryError(.invalidChange, source: where_, detail: "the photo is not in Recently Deleted.")
+          throw LibraryError(
+            .invalidChange, source: where_, detail: "the photo is not in Recently Deleted.")
         }
         deleted[id] = false
-        result.append(PreparedChange(request: request, renderBytes: nil, renderHash: nil, adjustmentData: nil, editConfig: nil))
+        result.append(
+          PreparedChange(
+            request: request, renderBytes: nil, renderHash: nil, adjustmentData: nil,
+            editConfig: nil))
       }
     }
     return result
@@ -164,15 +190,20 @@ extension PhotoLibrary {
         INSERT INTO revisions(asset_id, created_date, kind, render_name, render_hash, format_identifier,
           format_version, adjustment_data, look, edit_config) VALUES (?, ?, 'edit', ?, ?, ?, ?, ?, ?, ?)
         """,
-        [id, now, renderName, item.renderHash, adjustment.formatIdentifier, adjustment.formatVersion,
-         adjustment.data, item.editConfig?.look?.look.rawValue, configJSON])
+        [
+          id, now, renderName, item.renderHash, adjustment.formatIdentifier,
+          adjustment.formatVersion,
+          adjustment.data, item.editConfig?.look?.look.rawValue, configJSON,
+        ])
       let revisionID = db.lastInsertRowID
       try db.run("UPDATE assets SET current_revision_id = ? WHERE id = ?", [revisionID, id])
       return AssetRevision(
-        id: revisionID, assetID: item.request.assetID, date: Date(timeIntervalSince1970: now), kind: .edit,
+        id: revisionID, assetID: item.request.assetID, date: Date(timeIntervalSince1970: now),
+        kind: .edit,
         adjustmentData: adjustment, renderFilename: renderName, editConfig: item.editConfig)
     case .revert:
-      try db.run("INSERT INTO revisions(asset_id, created_date, kind) VALUES (?, ?, 'revert')", [id, now])
+      try db.run(
+        "INSERT INTO revisions(asset_id, created_date, kind) VALUES (?, ?, 'revert')", [id, now])
       let revisionID = db.lastInsertRowID
       try db.run("UPDATE assets SET current_revision_id = NULL WHERE id = ?", [id])
       return AssetRevision(
@@ -199,15 +230,18 @@ extension PhotoLibrary {
     let (ids, files) = try withDatabase { db throws(LibraryError) -> ([AssetID], [URL]) in
       try db.transaction { () throws(LibraryError) -> ([AssetID], [URL]) in
         let doomed = try db.query(
-          "SELECT \(Self.assetColumns) FROM assets WHERE deleted_date IS NOT NULL AND deleted_date <= ?", [cutoff],
+          "SELECT \(Self.assetColumns) FROM assets WHERE deleted_date IS NOT NULL AND deleted_date <= ?",
+          [cutoff],
           row: { Self.asset(from: $0) })
         var files: [URL] = []
         for asset in doomed {
           files.append(originalURL(for: asset))
           files += try db.query(
-            "SELECT render_name FROM revisions WHERE asset_id = ? AND render_name IS NOT NULL", [asset.id.rawValue],
+            "SELECT render_name FROM revisions WHERE asset_id = ? AND render_name IS NOT NULL",
+            [asset.id.rawValue],
             row: { renderURL(named: $0.string(0)) })
-          try db.run("UPDATE assets SET current_revision_id = NULL WHERE id = ?", [asset.id.rawValue])
+          try db.run(
+            "UPDATE assets SET current_revision_id = NULL WHERE id = ?", [asset.id.rawValue])
           try db.run("DELETE FROM assets WHERE id = ?", [asset.id.rawValue])
         }
         return (doomed.map(\.id), files)

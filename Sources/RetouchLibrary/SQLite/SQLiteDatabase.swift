@@ -27,9 +27,11 @@ package final class SQLiteDatabase {
     let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
     let rc = sqlite3_open_v2(path, &db, flags, nil)
     guard rc == SQLITE_OK, let db else {
-      let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+      let message =
+        db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
       if let db { sqlite3_close_v2(db) }
-      throw LibraryError(.database, source: name, detail: "cannot open the database: \(message) (code \(rc)).")
+      throw LibraryError(
+        .database, source: name, detail: "cannot open the database: \(message) (code \(rc)).")
     }
     handle = db
     sqlite3_extended_result_codes(db, 1)
@@ -97,7 +99,9 @@ package final class SQLiteDatabase {
   }
 
   /// The first column of the first row as an integer, nil when there is no row or it is NULL.
-  package func scalarInt(_ sql: String, _ values: [any SQLiteBindable] = []) throws(LibraryError) -> Int64? {
+  package func scalarInt(_ sql: String, _ values: [any SQLiteBindable] = []) throws(LibraryError)
+    -> Int64?
+  {
     let s = try statement(sql)
     try s.bind(values)
     defer { s.reset() }
@@ -141,7 +145,8 @@ package final class SQLiteDatabase {
   func error(_ rc: Int32, _ message: String? = nil, sql: String? = nil) -> LibraryError {
     let text = message ?? String(cString: sqlite3_errmsg(handle))
     let primary = rc & 0xff
-    let kind: LibraryError.Kind = primary == SQLITE_BUSY || primary == SQLITE_LOCKED ? .busy : .database
+    let kind: LibraryError.Kind =
+      primary == SQLITE_BUSY || primary == SQLITE_LOCKED ? .busy : .database
     var detail = "\(text) (SQLite code \(rc))"
     if let sql { detail += " in “\(sql.prefix(80))”" }
     return LibraryError(kind, source: name, detail: detail + ".")

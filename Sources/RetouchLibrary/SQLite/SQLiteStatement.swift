@@ -51,7 +51,9 @@ package final class SQLiteStatement {
       if v.isEmpty {
         rc = sqlite3_bind_zeroblob(raw, index, 0)
       } else {
-        rc = v.withUnsafeBytes { sqlite3_bind_blob64(raw, index, $0.baseAddress, UInt64($0.count), rt_sqlite_transient()) }
+        rc = v.withUnsafeBytes {
+          sqlite3_bind_blob64(raw, index, $0.baseAddress, UInt64($0.count), rt_sqlite_transient())
+        }
       }
     }
     guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }
@@ -82,7 +84,9 @@ package final class SQLiteStatement {
   package func optionalInt64(_ i: Int32) -> Int64? { isNull(i) ? nil : int64(i) }
 
   /// Column `i` as a `Double`, nil for NULL.
-  package func optionalDouble(_ i: Int32) -> Double? { isNull(i) ? nil : sqlite3_column_double(raw, i) }
+  package func optionalDouble(_ i: Int32) -> Double? {
+    isNull(i) ? nil : sqlite3_column_double(raw, i)
+  }
 
   /// Column `i` as a `Double` (0 for NULL).
   package func double(_ i: Int32) -> Double { sqlite3_column_double(raw, i) }

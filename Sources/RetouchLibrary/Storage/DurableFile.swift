@@ -70,7 +70,9 @@ enum DurableFile {
     do {
       try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     } catch {
-      throw LibraryError(.fileSystem, source: url.lastPathComponent, detail: "cannot create the folder: \(error.localizedDescription)")
+      throw LibraryError(
+        .fileSystem, source: url.lastPathComponent,
+        detail: "cannot create the folder: \(error.localizedDescription)")
     }
   }
 

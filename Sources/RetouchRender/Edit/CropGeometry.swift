@@ -11,7 +11,9 @@ public enum CropHandle: String, Sendable, Hashable, Codable, CaseIterable {
 public enum CropGeometry {
   /// The largest rectangle of `ratio` (width ÷ height, in pixels) centred in an image of
   /// `width × height`.
-  public static func centeredCrop(ratio: Double, imageWidth: Int, imageHeight: Int) -> NormalizedRect {
+  public static func centeredCrop(ratio: Double, imageWidth: Int, imageHeight: Int)
+    -> NormalizedRect
+  {
     let w = Double(imageWidth), h = Double(imageHeight)
     guard ratio > 0, w > 0, h > 0 else { return .full }
     var cw = w, ch = w / ratio
@@ -39,7 +41,8 @@ public enum CropGeometry {
     if x1 < x0 { swap(&x0, &x1) }
     if y1 < y0 { swap(&y0, &y1) }
     guard let r = aspect.ratio(forImageWidth: imageWidth, height: imageHeight) else {
-      return clampToUnit(NormalizedRect(x: x0 / W, y: y0 / H, width: (x1 - x0) / W, height: (y1 - y0) / H))
+      return clampToUnit(
+        NormalizedRect(x: x0 / W, y: y0 / H, width: (x1 - x0) / W, height: (y1 - y0) / H))
     }
     // The fixed anchor and the directions the rectangle grows in from it.
     let ax: Double, ay: Double, dx: Double, dy: Double

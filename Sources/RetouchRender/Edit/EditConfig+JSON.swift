@@ -26,9 +26,12 @@ extension EditConfig: Codable {
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    if let format = try c.decodeIfPresent(String.self, forKey: .format), format != Self.formatIdentifier {
+    if let format = try c.decodeIfPresent(String.self, forKey: .format),
+      format != Self.formatIdentifier
+    {
       throw DecodingError.dataCorruptedError(
-        forKey: .format, in: c, debugDescription: "format is '\(format)', expected '\(Self.formatIdentifier)'")
+        forKey: .format, in: c,
+        debugDescription: "format is '\(format)', expected '\(Self.formatIdentifier)'")
     }
     let version = try c.decodeIfPresent(Int.self, forKey: .version) ?? 1
     if version > Self.formatVersion {
@@ -82,7 +85,9 @@ extension EditConfig: Codable {
     } catch let e as NewerEditVersion {
       throw RenderError(
         .newerVersion, source: source,
-        detail: "written in edit format version \(e.version); this Retouch reads up to version \(Self.formatVersion).")
+        detail:
+          "written in edit format version \(e.version); this Retouch reads up to version \(Self.formatVersion)."
+      )
     } catch let e as UnknownEditSetting {
       throw RenderError(
         .unknownSetting, source: source,
@@ -94,7 +99,9 @@ extension EditConfig: Codable {
     } catch let DecodingError.valueNotFound(_, context) {
       throw RenderError(.malformedEdit, source: source, detail: Self.explain(context))
     } catch let DecodingError.keyNotFound(key, context) {
-      throw RenderError(.malformedEdit, source: source, detail: "missing '\(key.stringValue)' at \(Self.path(context)).")
+      throw RenderError(
+        .malformedEdit, source: source,
+        detail: "missing '\(key.stringValue)' at \(Self.path(context)).")
     } catch {
       throw RenderError(.malformedEdit, source: source, detail: "\(error)")
     }
@@ -102,14 +109,17 @@ extension EditConfig: Codable {
   }
 
   private static func path(_ context: DecodingError.Context) -> String {
-    let p = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    let p = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(
+      separator: ".")
     return p.isEmpty ? "top level" : p
   }
 
   private static func explain(_ context: DecodingError.Context) -> String {
     var text = context.debugDescription
     if let underlying = context.underlyingError as NSError? {
-      text = underlying.userInfo[NSDebugDescriptionErrorKey] as? String ?? underlying.localizedDescription
+      text =
+        underlying.userInfo[NSDebugDescriptionErrorKey] as? String
+        ?? underlying.localizedDescription
     }
     return "\(text.hasSuffix(".") ? String(text.dropLast()) : text) (at \(path(context)))."
   }

@@ -113,14 +113,19 @@ public struct EditConfig: Sendable, Hashable {
       guard v.isFinite, v >= s.minimum - 1e-9, v <= s.maximum + 1e-9 else {
         throw RenderError(
           .valueOutOfRange, source: source,
-          detail: "\(type.rawValue) is \(v), allowed \(EditSetting.format(s.minimum))…\(EditSetting.format(s.maximum)).")
+          detail:
+            "\(type.rawValue) is \(v), allowed \(EditSetting.format(s.minimum))…\(EditSetting.format(s.maximum))."
+        )
       }
     }
     guard crop.isValid else {
-      throw RenderError(.invalidCrop, source: source, detail: "crop \(crop) must lie inside 0…1 with a positive size.")
+      throw RenderError(
+        .invalidCrop, source: source,
+        detail: "crop \(crop) must lie inside 0…1 with a positive size.")
     }
     if let look, !(look.strength.isFinite && (0...1).contains(look.strength)) {
-      throw RenderError(.valueOutOfRange, source: source, detail: "look strength is \(look.strength), allowed 0…1.")
+      throw RenderError(
+        .valueOutOfRange, source: source, detail: "look strength is \(look.strength), allowed 0…1.")
     }
   }
 }
@@ -164,7 +169,8 @@ public enum EditActionType: Sendable, Hashable, Codable, CustomStringConvertible
   public init(from decoder: any Decoder) throws {
     let s = try decoder.singleValueContainer().decode(String.self)
     guard let v = EditActionType(description: s) else {
-      throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown action '\(s)'"))
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: decoder.codingPath, debugDescription: "unknown action '\(s)'"))
     }
     self = v
   }

@@ -40,8 +40,12 @@ public struct NormalizedRect: Sendable, Hashable, Codable, CustomStringConvertib
     // Edges within 1e-6 px of a whole pixel snap to it, so 0.1 + 0.5 (= 0.6000000000000001)
     // of 450 rows is row 270, not 271.
     let eps = 1e-6
-    func down(_ v: Double) -> Int { v.isFinite ? Int(max(-1, min(Double(Int32.max), (v + eps).rounded(.down)))) : 0 }
-    func up(_ v: Double) -> Int { v.isFinite ? Int(max(-1, min(Double(Int32.max), (v - eps).rounded(.up)))) : 0 }
+    func down(_ v: Double) -> Int {
+      v.isFinite ? Int(max(-1, min(Double(Int32.max), (v + eps).rounded(.down)))) : 0
+    }
+    func up(_ v: Double) -> Int {
+      v.isFinite ? Int(max(-1, min(Double(Int32.max), (v - eps).rounded(.up)))) : 0
+    }
     let x0 = max(0, min(w - 1, down(x * Double(w))))
     let y0 = max(0, min(h - 1, down(y * Double(h))))
     let x1 = max(x0 + 1, min(w, up(maxX * Double(w))))

@@ -14,7 +14,8 @@ public struct DepthMap: Sendable, Hashable {
 
   /// A map from row-major values (clamped to 0…1).
   public init(width: Int, height: Int, values: [Float]) {
-    precondition(width > 0 && height > 0 && values.count == width * height, "depth map shape mismatch")
+    precondition(
+      width > 0 && height > 0 && values.count == width * height, "depth map shape mismatch")
     self.width = width
     self.height = height
     self.values = values.map { $0.isFinite ? min(max($0, 0), 1) : 0 }
@@ -30,7 +31,9 @@ public struct DepthMap: Sendable, Hashable {
         var sum: Float = 0
         for c in 0..<3 {
           let o = i * n + c
-          sum += image.format.bitDepth == 8 ? Float(raw[o]) : Float(raw.load(fromByteOffset: o * 2, as: UInt16.self))
+          sum +=
+            image.format.bitDepth == 8
+            ? Float(raw[o]) : Float(raw.load(fromByteOffset: o * 2, as: UInt16.self))
         }
         v[i] = sum / 3 * scale
       }
@@ -76,7 +79,9 @@ public struct BackgroundBlur: Sendable, Hashable {
   public var isNeutral: Bool { amount == 0 }
 
   /// The box radius in pixels for an image with `longEdge` pixels.
-  public func radius(longEdge: Int) -> Int { max(0, Int((amount * 0.015 * Float(longEdge) / 1.7).rounded())) }
+  public func radius(longEdge: Int) -> Int {
+    max(0, Int((amount * 0.015 * Float(longEdge) / 1.7).rounded()))
+  }
 
   /// Blurs the background of `image` in place. `depth` is aligned with `image` (unit coordinates).
   public func apply(to image: inout Image, depth: DepthMap, threads: Int? = nil) {

@@ -7,7 +7,9 @@ import RetouchCore
 public struct AffineMap: Sendable, Hashable {
   public var m00, m01, m02, m10, m11, m12: Double
 
-  public init(_ m00: Double, _ m01: Double, _ m02: Double, _ m10: Double, _ m11: Double, _ m12: Double) {
+  public init(
+    _ m00: Double, _ m01: Double, _ m02: Double, _ m10: Double, _ m11: Double, _ m12: Double
+  ) {
     (self.m00, self.m01, self.m02, self.m10, self.m11, self.m12) = (m00, m01, m02, m10, m11, m12)
   }
 
@@ -20,8 +22,10 @@ public struct AffineMap: Sendable, Hashable {
   /// `self` after `first`: `(self ∘ first)(p) = self(first(p))`.
   public func after(_ first: AffineMap) -> AffineMap {
     AffineMap(
-      m00 * first.m00 + m01 * first.m10, m00 * first.m01 + m01 * first.m11, m00 * first.m02 + m01 * first.m12 + m02,
-      m10 * first.m00 + m11 * first.m10, m10 * first.m01 + m11 * first.m11, m10 * first.m02 + m11 * first.m12 + m12)
+      m00 * first.m00 + m01 * first.m10, m00 * first.m01 + m01 * first.m11,
+      m00 * first.m02 + m01 * first.m12 + m02,
+      m10 * first.m00 + m11 * first.m10, m10 * first.m01 + m11 * first.m11,
+      m10 * first.m02 + m11 * first.m12 + m12)
   }
 
   public var inverse: AffineMap {
@@ -61,7 +65,9 @@ public struct GeometryTransform: Sendable, Hashable {
     let cw = Double(px.width), ch = Double(px.height)
     let cx = Double(px.x) + cw / 2, cy = Double(px.y) + ch / 2
     let theta = config.straightenDegrees * .pi / 180
-    let zoom = theta == 0 ? 1 : Self.zoom(theta: theta, cropCenter: (cx, cy), cropSize: (cw, ch), shown: (w, h))
+    let zoom =
+      theta == 0
+      ? 1 : Self.zoom(theta: theta, cropCenter: (cx, cy), cropSize: (cw, ch), shown: (w, h))
     let c = cos(theta) / zoom, s = sin(theta) / zoom
     // Output (u, v) → shown: centre + R(−θ)·(p − crop centre) / zoom.
     let ox = cw / 2, oy = ch / 2
@@ -73,7 +79,9 @@ public struct GeometryTransform: Sendable, Hashable {
 
   /// The least zoom ≥ 1 about the crop centre so that the crop, turned by −θ into the shown
   /// image, stays inside it.
-  static func zoom(theta: Double, cropCenter: (Double, Double), cropSize: (Double, Double), shown: (Double, Double)) -> Double {
+  static func zoom(
+    theta: Double, cropCenter: (Double, Double), cropSize: (Double, Double), shown: (Double, Double)
+  ) -> Double {
     let c = cos(theta), s = sin(theta)
     var z = 1.0
     for (dx, dy) in [(-1.0, -1.0), (1, -1), (1, 1), (-1, 1)] {
@@ -114,7 +122,8 @@ extension Image {
   public func warped(by transform: GeometryTransform) -> Image {
     if transform.isIdentity(for: size) { return self }
     let out = transform.outputSize
-    var result = Image(uninitializedWidth: out.width, height: out.height, format: format, colorSpace: colorSpace)
+    var result = Image(
+      uninitializedWidth: out.width, height: out.height, format: format, colorSpace: colorSpace)
     let m = transform.outputToSource
     let exact = transform.isWholePixelPermutation
     let n = format.channelCount
@@ -136,11 +145,15 @@ extension Image {
               }
             }
           } else if eight {
-            Self.bilinearRows(band, m: m, src: s.pointer.assumingMemoryBound(to: UInt8.self),
-              sw: sw, sh: sh, dst: d.pointer.assumingMemoryBound(to: UInt8.self), ow: out.width, n: n)
+            Self.bilinearRows(
+              band, m: m, src: s.pointer.assumingMemoryBound(to: UInt8.self),
+              sw: sw, sh: sh, dst: d.pointer.assumingMemoryBound(to: UInt8.self), ow: out.width,
+              n: n)
           } else {
-            Self.bilinearRows(band, m: m, src: s.pointer.assumingMemoryBound(to: UInt16.self),
-              sw: sw, sh: sh, dst: d.pointer.assumingMemoryBound(to: UInt16.self), ow: out.width, n: n)
+            Self.bilinearRows(
+              band, m: m, src: s.pointer.assumingMemoryBound(to: UInt16.self),
+              sw: sw, sh: sh, dst: d.pointer.assumingMemoryBound(to: UInt16.self), ow: out.width,
+              n: n)
           }
         }
       }
@@ -170,7 +183,8 @@ extension Image {
         let p10 = src + (y1 * sw + x0) * n, p11 = src + (y1 * sw + x1) * n
         let w00 = (1 - fx) * (1 - fy), w01 = fx * (1 - fy), w10 = (1 - fx) * fy, w11 = fx * fy
         for c in 0..<n {
-          let value = Float(p00[c]) * w00 + Float(p01[c]) * w01 + Float(p10[c]) * w10 + Float(p11[c]) * w11
+          let value =
+            Float(p00[c]) * w00 + Float(p01[c]) * w01 + Float(p10[c]) * w10 + Float(p11[c]) * w11
           o[c] = T(truncatingIfNeeded: Int32(value + 0.5))
         }
         o += n

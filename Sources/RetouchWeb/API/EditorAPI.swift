@@ -60,7 +60,8 @@ public enum EditorAPI {
     }
     r.add("POST", "/api/assets") { req throws(WebError) in
       let name = req.query["name"].map { String($0.prefix(255)) } ?? "upload"
-      var response = HTTPResponse.json(try await backend.importAsset(fileName: name, data: req.body))
+      var response = HTTPResponse.json(
+        try await backend.importAsset(fileName: name, data: req.body))
       response.status = 201
       return response
     }
@@ -99,7 +100,8 @@ public enum EditorAPI {
       let body = try req.json(PreviewBody.self)
       let view = try PreviewView.parse(body.view, source: req.path)
       guard view != .original else {
-        throw WebError(.badRequest, source: req.path, detail: "'view' must be 'edited' or 'uncropped' here.")
+        throw WebError(
+          .badRequest, source: req.path, detail: "'view' must be 'edited' or 'uncropped' here.")
       }
       let change = try body.change?.validatedChange(source: req.path) ?? .neutral
       let result = try await backend.preview(
@@ -133,14 +135,20 @@ public enum EditorAPI {
       .json(["suggestions": try await backend.suggestions(session: try req.parameter("sid"))])
     }
     r.add("GET", "/api/sessions/:sid/suggestions/:id/thumbnail") { req throws(WebError) in
-      .image(try await backend.suggestionThumbnail(session: try req.parameter("sid"), id: try req.parameter("id")))
+      .image(
+        try await backend.suggestionThumbnail(
+          session: try req.parameter("sid"), id: try req.parameter("id")))
     }
     r.add("POST", "/api/sessions/:sid/suggestions/:id/apply") { req throws(WebError) in
-      .json(try await backend.applySuggestion(session: try req.parameter("sid"), id: try req.parameter("id")))
+      .json(
+        try await backend.applySuggestion(
+          session: try req.parameter("sid"), id: try req.parameter("id")))
     }
     r.add("POST", "/api/sessions/:sid/save") { req throws(WebError) in
       let body = try req.json(SaveBody.self)
-      return .json(try await backend.save(session: try req.parameter("sid"), overwrite: body.overwrite ?? false))
+      return .json(
+        try await backend.save(
+          session: try req.parameter("sid"), overwrite: body.overwrite ?? false))
     }
     r.add("POST", "/api/sessions/:sid/revert") { req throws(WebError) in
       .json(try await backend.revert(session: try req.parameter("sid")))
@@ -148,15 +156,22 @@ public enum EditorAPI {
     r.add("GET", "/api/sessions/:sid/export") { req throws(WebError) in
       let formatName = req.query["format"] ?? "jpeg"
       guard let format = ExportFormat(rawValue: formatName) else {
-        throw WebError(.badRequest, source: req.path, detail: "'format' must be jpeg or heic, not '\(formatName)'.")
+        throw WebError(
+          .badRequest, source: req.path,
+          detail: "'format' must be jpeg or heic, not '\(formatName)'.")
       }
       let quality = try req.queryInt("quality", in: 1...100, default: 90)
-      let file = try await backend.export(session: try req.parameter("sid"), format: format, quality: quality)
-      let safeName = String(file.fileName.unicodeScalars.map {
-        $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" ? Character($0) : "_"
-      })
+      let file = try await backend.export(
+        session: try req.parameter("sid"), format: format, quality: quality)
+      let safeName = String(
+        file.fileName.unicodeScalars.map {
+          $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" ? Character($0) : "_"
+        })
       return HTTPResponse(
-        headers: ["Content-Type": file.mimeType, "Content-Disposition": "attachment; filename=\"\(safeName)\""],
+        headers: [
+          "Content-Type": file.mimeType,
+          "Content-Disposition": "attachment; filename=\"\(safeName)\"",
+        ],
         body: file.data)
     }
     return r
@@ -200,15 +215,21 @@ struct PreviewBody: StrictJSONBody {
 
 /// An `EditConfig` in its JSON form, checked field by field (unknown fields are refused).
 struct ChangeBody: Decodable {
-  static let fields: Set<String> = ["format", "version", "settings", "crop", "aspectRatio", "rotation", "look", "action"]
+  static let fields: Set<String> = [
+    "format", "version", "settings", "crop", "aspectRatio", "rotation", "look", "action",
+  ]
   let json: Data
 
   init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: AnyKey.self)
-    if let unknown = c.allKeys.map(\.stringValue).sorted().first(where: { !Self.fields.contains($0) }) {
+    if let unknown = c.allKeys.map(\.stringValue).sorted().first(where: {
+      !Self.fields.contains($0)
+    }) {
       throw DecodingError.dataCorruptedError(
         forKey: AnyKey(stringValue: unknown), in: c,
-        debugDescription: "unknown field '\(unknown)' in 'change'; known: \(Self.fields.sorted().joined(separator: ", "))")
+        debugDescription:
+          "unknown field '\(unknown)' in 'change'; known: \(Self.fields.sorted().joined(separator: ", "))"
+      )
     }
     let config = try EditConfig(from: decoder)
     json = config.jsonData()
@@ -219,13 +240,18 @@ struct ChangeBody: Decodable {
     do {
       let config = try JSONDecoder().decode(EditConfig.self, from: json)
       for (type, value) in config.properties where !value.isFinite || abs(value) > 1000 {
-        throw WebError(.badRequest, source: source, detail: "'\(type.rawValue)' is \(value), not a usable offset.")
+        throw WebError(
+          .badRequest, source: source,
+          detail: "'\(type.rawValue)' is \(value), not a usable offset.")
       }
       guard config.crop.isValid else {
-        throw WebError(.badRequest, source: source, detail: "crop \(config.crop) must lie inside 0…1 with a positive size.")
+        throw WebError(
+          .badRequest, source: source,
+          detail: "crop \(config.crop) must lie inside 0…1 with a positive size.")
       }
       if let look = config.look, !(0...1).contains(look.strength) {
-        throw WebError(.badRequest, source: source, detail: "look strength is \(look.strength), allowed 0…1.")
+        throw WebError(
+          .badRequest, source: source, detail: "look strength is \(look.strength), allowed 0…1.")
       }
       return config
     } catch let error as WebError {
@@ -247,7 +273,9 @@ extension PreviewView {
   static func parse(_ text: String?, source: String) throws(WebError) -> PreviewView {
     guard let text else { return .edited }
     guard let view = PreviewView(rawValue: text) else {
-      throw WebError(.badRequest, source: source, detail: "'view' must be edited, uncropped or original, not '\(text)'.")
+      throw WebError(
+        .badRequest, source: source,
+        detail: "'view' must be edited, uncropped or original, not '\(text)'.")
     }
     return view
   }

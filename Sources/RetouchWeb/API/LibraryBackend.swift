@@ -99,15 +99,19 @@ public actor LibraryBackend: WebBackend {
 
   public func assets(includeDeleted: Bool) async throws(WebError) -> [AssetSummary] {
     let query = AssetQuery(sort: .importDate, deletion: includeDeleted ? .all : .live)
-    return try Self.mapped { () throws(LibraryError) in try library.assets(query) }.map(Self.summary)
+    return try Self.mapped { () throws(LibraryError) in try library.assets(query) }.map(
+      Self.summary)
   }
 
   public func importAsset(fileName: String, data: Data) async throws(WebError) -> AssetSummary {
-    guard let format = ImageFormat.sniff(data.prefix(32)), [.jpeg, .png, .heif].contains(format) else {
+    guard let format = ImageFormat.sniff(data.prefix(32)), [.jpeg, .png, .heif].contains(format)
+    else {
       let start = ImageFormat.leadingHex(data.prefix(8), count: 8)
       throw WebError(
         .unsupportedMedia, source: fileName,
-        detail: "not a JPEG, PNG or HEIC image: the file starts with \(start.isEmpty ? "nothing" : start).")
+        detail:
+          "not a JPEG, PNG or HEIC image: the file starts with \(start.isEmpty ? "nothing" : start)."
+      )
     }
     // The library's import reads headers only; an upload must also decode (a truncated or
     // corrupt file is refused here, not found broken when opened).
@@ -141,7 +145,8 @@ public actor LibraryBackend: WebBackend {
       names[session.assetID] = name
       return EditSessionSummary(
         assetID: String(session.assetID.rawValue), name: name, look: session.look?.look.rawValue,
-        settings: Dictionary(uniqueKeysWithValues: session.sliderValues.map { ($0.key.rawValue, $0.value) }),
+        settings: Dictionary(
+          uniqueKeysWithValues: session.sliderValues.map { ($0.key.rawValue, $0.value) }),
         savedAt: session.date.timeIntervalSince1970, revision: Int(session.id))
     }
   }
@@ -151,7 +156,8 @@ public actor LibraryBackend: WebBackend {
   public func openSession(assetID: String) async throws(WebError) -> SessionState {
     let asset = try lookUp(assetID)
     guard !asset.isDeleted else {
-      throw WebError(.notFound, source: assetID, detail: "the photo is deleted; restore it to edit it.")
+      throw WebError(
+        .notFound, source: assetID, detail: "the photo is deleted; restore it to edit it.")
     }
     let opened = try await Self.open(asset, in: library, options: options)
     let id = AccessGuard.randomHex(bytes: 12)
@@ -160,7 +166,9 @@ public actor LibraryBackend: WebBackend {
     return try state(of: id)
   }
 
-  public func state(session: String) async throws(WebError) -> SessionState { try state(of: session) }
+  public func state(session: String) async throws(WebError) -> SessionState {
+    try state(of: session)
+  }
 
   public func preview(
     session: String, change: EditConfig, commit: Bool, view: PreviewView
@@ -224,7 +232,8 @@ public actor LibraryBackend: WebBackend {
       case .uncropped: current.with(crop: .full)
       case .original: .neutral
       }
-    let jpeg = try await Self.render(s.source, config, scale: s.scale, quality: options.previewQuality)
+    let jpeg = try await Self.render(
+      s.source, config, scale: s.scale, quality: options.previewQuality)
     if var after = sessions[session] {
       if view == .original { after.originalJPEG = jpeg }
       if view == .edited, after.revision == s.revision { after.editedJPEG = (s.revision, jpeg) }
@@ -295,7 +304,8 @@ public actor LibraryBackend: WebBackend {
     if config.hasEdits {
       let data: Data
       do {
-        data = try await s.controller.exportData(config: config, type: .jpeg, quality: options.saveQuality)
+        data = try await s.controller.exportData(
+          config: config, type: .jpeg, quality: options.saveQuality)
       } catch {
         throw WebError(.internalError, source: s.name, detail: error.description)
       }
@@ -303,7 +313,9 @@ public actor LibraryBackend: WebBackend {
       do {
         try data.write(to: out.renderedContentURL, options: .atomic)
       } catch {
-        throw WebError(.internalError, source: s.name, detail: "cannot write the render: \(error.localizedDescription)")
+        throw WebError(
+          .internalError, source: s.name,
+          detail: "cannot write the render: \(error.localizedDescription)")
       }
       out.adjustmentData = RetouchEditingController.adjustmentData(for: config)
       output = out
@@ -322,7 +334,9 @@ public actor LibraryBackend: WebBackend {
         try library.performChanges([.edit(id, output: output, editConfig: config)])
       }
     } else if isEdited {
-      try Self.mapped { () throws(LibraryError) in try library.performChanges([.revertToOriginal(id)]) }
+      try Self.mapped { () throws(LibraryError) in
+        try library.performChanges([.revertToOriginal(id)])
+      }
     }
     after.saved = config
     after.assetRevision = try newestRevision(of: id)
@@ -346,7 +360,9 @@ public actor LibraryBackend: WebBackend {
       guard var after = sessions[session] else {
         throw WebError(.notFound, source: session, detail: "the session was closed.")
       }
-      (after.source, after.scale, after.lookBase) = (reopened.source, reopened.scale, reopened.lookBase)
+      (after.source, after.scale, after.lookBase) = (
+        reopened.source, reopened.scale, reopened.lookBase
+      )
       after.editedJPEG = nil
       after.onRender = false
       after.originalJPEG = nil
@@ -358,16 +374,20 @@ public actor LibraryBackend: WebBackend {
     return try state(of: session)
   }
 
-  public func export(session: String, format: ExportFormat, quality: Int) async throws(WebError) -> ExportedFile {
+  public func export(session: String, format: ExportFormat, quality: Int) async throws(WebError)
+    -> ExportedFile
+  {
     let s = try lookUpSession(session)
     let data: Data
     do {
-      data = try await s.controller.exportData(type: format == .jpeg ? .jpeg : .heic, quality: quality)
+      data = try await s.controller.exportData(
+        type: format == .jpeg ? .jpeg : .heic, quality: quality)
     } catch {
       throw WebError(.internalError, source: s.name, detail: error.description)
     }
     let stem = (s.name as NSString).deletingPathExtension
-    return ExportedFile(data: data, fileName: "\(stem)-edited.\(format.fileExtension)", mimeType: format.mimeType)
+    return ExportedFile(
+      data: data, fileName: "\(stem)-edited.\(format.fileExtension)", mimeType: format.mimeType)
   }
 
   public func closeSession(_ session: String) async throws(WebError) {
@@ -386,13 +406,16 @@ public actor LibraryBackend: WebBackend {
   // MARK: State helpers
 
   private func lookUp(_ id: String) throws(WebError) -> Asset {
-    guard let raw = Int64(id) else { throw WebError(.notFound, source: id, detail: "no such photo.") }
+    guard let raw = Int64(id) else {
+      throw WebError(.notFound, source: id, detail: "no such photo.")
+    }
     return try Self.mapped { () throws(LibraryError) in try library.asset(AssetID(raw)) }
   }
 
   private func lookUpSession(_ id: String) throws(WebError) -> Session {
     guard var s = sessions[id] else {
-      throw WebError(.notFound, source: id, detail: "no such editing session; open the photo again.")
+      throw WebError(
+        .notFound, source: id, detail: "no such editing session; open the photo again.")
     }
     useClock += 1
     s.lastUse = useClock
@@ -423,7 +446,8 @@ public actor LibraryBackend: WebBackend {
     let history = s.controller.history
     let size = s.controller.originalSize
     return SessionState(
-      sessionID: id, assetID: String(s.assetID.rawValue), name: s.name, width: size.width, height: size.height,
+      sessionID: id, assetID: String(s.assetID.rawValue), name: s.name, width: size.width,
+      height: size.height,
       config: history.current, canUndo: history.canUndo, canRedo: history.canRedo,
       hasUnsavedChanges: s.hasUnsavedChanges,
       revision: s.revision)
@@ -438,7 +462,8 @@ public actor LibraryBackend: WebBackend {
     guard try newestRevision(of: s.assetID) == s.assetRevision else {
       throw WebError(
         .conflict, source: s.name,
-        detail: "this photo was saved from another window after you opened it; save again to replace "
+        detail:
+          "this photo was saved from another window after you opened it; save again to replace "
           + "that edit, or reopen the photo to see it.")
     }
   }
@@ -449,7 +474,8 @@ public actor LibraryBackend: WebBackend {
     return await controller.settledSuggestions().suggestions
   }
 
-  private func suggestion(_ id: String, in session: String) async throws(WebError) -> EditSuggestion {
+  private func suggestion(_ id: String, in session: String) async throws(WebError) -> EditSuggestion
+  {
     guard let found = try await settledSuggestions(session).first(where: { $0.id == id }) else {
       throw WebError(.notFound, source: id, detail: "no such suggestion for this photo.")
     }
@@ -460,7 +486,9 @@ public actor LibraryBackend: WebBackend {
 
   /// `change` on top of `base`; a crop action sets crop and aspect ratio outright, and a look at
   /// strength 0 is removed.
-  static func applying(_ change: EditConfig, to base: EditConfig, source: String) throws(WebError) -> EditConfig {
+  static func applying(_ change: EditConfig, to base: EditConfig, source: String) throws(WebError)
+    -> EditConfig
+  {
     var result = base.combined(with: change)
     if change.actionType == .crop {
       result = result.with(crop: change.crop, aspectRatio: change.aspectRatio)
@@ -477,9 +505,11 @@ public actor LibraryBackend: WebBackend {
   static func summary(_ asset: Asset) -> AssetSummary {
     let size = asset.displaySize ?? PixelSize(width: 0, height: 0)
     return AssetSummary(
-      id: String(asset.id.rawValue), name: asset.originalFilename, width: size.width, height: size.height,
+      id: String(asset.id.rawValue), name: asset.originalFilename, width: size.width,
+      height: size.height,
       format: asset.format.rawValue, isEdited: asset.isEdited, isDeleted: asset.isDeleted,
-      importedAt: asset.importDate.timeIntervalSince1970, revision: Int(asset.currentRevisionID ?? 0))
+      importedAt: asset.importDate.timeIntervalSince1970,
+      revision: Int(asset.currentRevisionID ?? 0))
   }
 
   /// Runs a library call, its error as the web error a client understands.
@@ -520,46 +550,61 @@ public actor LibraryBackend: WebBackend {
   ) async throws(WebError) -> AssetSummary {
     let cleaned = String(
       (name as NSString).lastPathComponent.unicodeScalars.map {
-        CharacterSet.alphanumerics.contains($0) || "-_ .".unicodeScalars.contains($0) ? Character($0) : "_"
+        CharacterSet.alphanumerics.contains($0) || "-_ .".unicodeScalars.contains($0)
+          ? Character($0) : "_"
       }
     ).trimmingCharacters(in: CharacterSet(charactersIn: ". "))
     var stem = (cleaned as NSString).deletingPathExtension
     if stem.isEmpty { stem = "photo" }
     let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("retouch-upload-\(AccessGuard.randomHex(bytes: 8))", isDirectory: true)
+      .appendingPathComponent(
+        "retouch-upload-\(AccessGuard.randomHex(bytes: 8))", isDirectory: true)
     let file = folder.appendingPathComponent("\(stem).\(format.fileExtension)")
     defer { try? FileManager.default.removeItem(at: folder) }
     do {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
       try data.write(to: file)
     } catch {
-      throw WebError(.internalError, source: name, detail: "cannot stage the upload: \(error.localizedDescription)")
+      throw WebError(
+        .internalError, source: name,
+        detail: "cannot stage the upload: \(error.localizedDescription)")
     }
     let result = try mapped { () throws(LibraryError) in try library.importPhotos(from: [file]) }
     if let asset = result.imported.first { return summary(asset) }
     if let duplicate = result.duplicates.first {
-      return summary(try mapped { () throws(LibraryError) in try library.asset(duplicate.existing) })
+      return summary(
+        try mapped { () throws(LibraryError) in try library.asset(duplicate.existing) })
     }
-    throw WebError(.unprocessable, source: name, detail: result.failures.first?.reason ?? "the library refused it.")
+    throw WebError(
+      .unprocessable, source: name,
+      detail: result.failures.first?.reason ?? "the library refused it.")
   }
 
-  nonisolated static func thumbnail(_ id: AssetID, longEdge: Int, in library: PhotoLibrary) async throws(WebError) -> Data {
-    let url = try mapped { () throws(LibraryError) in try library.thumbnailURL(for: id, maxDimension: longEdge) }
+  nonisolated static func thumbnail(_ id: AssetID, longEdge: Int, in library: PhotoLibrary)
+    async throws(WebError) -> Data
+  {
+    let url = try mapped { () throws(LibraryError) in
+      try library.thumbnailURL(for: id, maxDimension: longEdge)
+    }
     do {
       return try Data(contentsOf: url)
     } catch {
-      throw WebError(.internalError, source: url.lastPathComponent, detail: error.localizedDescription)
+      throw WebError(
+        .internalError, source: url.lastPathComponent, detail: error.localizedDescription)
     }
   }
 
   /// A prepared session on `asset`, by the resume-or-baked-in rule.
-  nonisolated static func open(_ asset: Asset, in library: PhotoLibrary, options: Options) async throws(WebError)
+  nonisolated static func open(_ asset: Asset, in library: PhotoLibrary, options: Options)
+    async throws(WebError)
     -> Session
   {
     let id = asset.id
     let (input, revision, newest) = try mapped { () throws(LibraryError) in
-      (try library.requestContentEditingInput(for: id), try library.currentRevision(of: id),
-       try library.history(of: id).first?.id ?? 0)
+      (
+        try library.requestContentEditingInput(for: id), try library.currentRevision(of: id),
+        try library.history(of: id).first?.id ?? 0
+      )
     }
     var photo = input.original
     var config = EditConfig.neutral
@@ -570,7 +615,11 @@ public actor LibraryBackend: WebBackend {
       case .original(nil): break
       case .rendered(let render):
         // A built-in editor's edit is an EditConfig too: resume it rather than bake it in.
-        if let edit = revision?.editConfig { config = edit } else { photo = render; onRender = true }
+        if let edit = revision?.editConfig {
+          config = edit
+        } else {
+          photo = render; onRender = true
+        }
       }
     } catch {
       throw WebError(.unprocessable, source: asset.originalFilename, detail: error.description)
@@ -588,14 +637,17 @@ public actor LibraryBackend: WebBackend {
       }
     }
     let controller = EditController(
-      previewMaxDimension: options.previewLongEdge, suggestionProvider: provider, learning: recorder)
+      previewMaxDimension: options.previewLongEdge, suggestionProvider: provider, learning: recorder
+    )
     controller.suggestionOptions = SuggestionOptions(
       offerOriginal: true, thumbnailMaxDimension: options.lookThumbnailLongEdge)
     let prepared = try await prepare(
       controller, on: photo, config: config, name: asset.originalFilename, options: options)
     var session = Session(
-      assetID: id, name: asset.originalFilename, input: input, controller: controller, source: prepared.source,
-      scale: prepared.scale, lookBase: prepared.lookBase, onRender: onRender, saved: controller.currentConfig,
+      assetID: id, name: asset.originalFilename, input: input, controller: controller,
+      source: prepared.source,
+      scale: prepared.scale, lookBase: prepared.lookBase, onRender: onRender,
+      saved: controller.currentConfig,
       assetRevision: newest)
     session.editedJPEG = prepared.firstJPEG.map { (0, $0) }
     return session
@@ -614,11 +666,13 @@ public actor LibraryBackend: WebBackend {
   /// Prepares `controller` on `photo` (previews by ``ScaledPreviewSource``) and encodes its
   /// first preview.
   nonisolated static func prepare(
-    _ controller: EditController, on photo: ContentEditingInput.Photo, config: EditConfig, name: String,
+    _ controller: EditController, on photo: ContentEditingInput.Photo, config: EditConfig,
+    name: String,
     options: Options
   ) async throws(WebError) -> Prepared {
     do {
-      try await controller.prepare(source: ScaledPreviewSource(photo.editSource), initialConfig: config)
+      try await controller.prepare(
+        source: ScaledPreviewSource(photo.editSource), initialConfig: config)
     } catch {
       controller.destroy()
       throw WebError(.unprocessable, source: name, detail: error.description)
@@ -631,11 +685,13 @@ public actor LibraryBackend: WebBackend {
       first = try jpeg(preview.image, quality: options.previewQuality)
     }
     return Prepared(
-      source: source, scale: Double(source.size.longEdge) / Double(max(1, controller.originalSize.longEdge)),
+      source: source,
+      scale: Double(source.size.longEdge) / Double(max(1, controller.originalSize.longEdge)),
       lookBase: source.resized(toFitLongEdge: options.lookThumbnailLongEdge), firstJPEG: first)
   }
 
-  nonisolated static func render(_ image: Image, _ config: EditConfig, scale: Double, quality: Int) async throws(WebError)
+  nonisolated static func render(_ image: Image, _ config: EditConfig, scale: Double, quality: Int)
+    async throws(WebError)
     -> Data
   {
     let rendered = config.hasEdits ? image.rendered(with: config, renderScale: scale) : image

@@ -21,8 +21,12 @@ struct ScaledPreviewSource: EditSource {
   var name: String { file.name }
 
   func loadOriginal() async throws(ImageDecodingError) -> Image { try await file.loadOriginal() }
-  func loadMetadata() async throws(ImageDecodingError) -> PhotoMetadata { try await file.loadMetadata() }
-  func loadEncodedData() async throws(ImageDecodingError) -> Data? { try await file.loadEncodedData() }
+  func loadMetadata() async throws(ImageDecodingError) -> PhotoMetadata {
+    try await file.loadMetadata()
+  }
+  func loadEncodedData() async throws(ImageDecodingError) -> Data? {
+    try await file.loadEncodedData()
+  }
   func loadOriginalSize() async -> PixelSize? { await file.loadOriginalSize() }
 
   /// Shrink-on-load, then the triangle filter to exactly `maxDimension`; nil for other formats

@@ -70,7 +70,9 @@ public struct SettingsCatalog: Sendable, Codable {
     }
     let shown: [EditSettingType.Group] = [.light, .color, .detail, .effects]
     groups = shown.map { group in
-      Group(id: group.rawValue, sliders: EditSetting.available.filter { $0.type.group == group }.map { slider($0.type) })
+      Group(
+        id: group.rawValue,
+        sliders: EditSetting.available.filter { $0.type.group == group }.map { slider($0.type) })
     }
     mixer = Mixer(
       bands: ColorBand.allCases.map { Band(id: $0.rawValue, hue: $0.centerHue) },
@@ -80,7 +82,8 @@ public struct SettingsCatalog: Sendable, Codable {
     aspectRatios = EditAspectRatio.allCases.map {
       AspectRatio(
         id: $0.rawValue,
-        name: LocalizedName(en: $0.localizedName(.english), zh: $0.localizedName(.simplifiedChinese)),
+        name: LocalizedName(
+          en: $0.localizedName(.english), zh: $0.localizedName(.simplifiedChinese)),
         ratio: $0.fixedRatio)
     }
     straighten = slider(.straighten)

@@ -42,7 +42,8 @@ public protocol WebBackend: Sendable {
   /// commits it as an undo step (`commit == true`). Changes add like `EditConfig.combined(with:)`;
   /// a change whose action is `crop` sets crop and aspect ratio outright (so a crop can go back
   /// to the full frame). Returns the rendered preview and the state after the call.
-  func preview(session: String, change: EditConfig, commit: Bool, view: PreviewView) async throws(WebError)
+  func preview(session: String, change: EditConfig, commit: Bool, view: PreviewView)
+    async throws(WebError)
     -> RenderedPreview
   /// The committed edit's preview (or the original, for hold-to-compare), as JPEG.
   func currentPreview(session: String, view: PreviewView) async throws(WebError) -> Data
@@ -64,7 +65,8 @@ public protocol WebBackend: Sendable {
   /// Reverts the photo to its original in the library and the session to no edit (an undo step).
   func revert(session: String) async throws(WebError) -> SessionState
   /// The edit at full resolution, encoded.
-  func export(session: String, format: ExportFormat, quality: Int) async throws(WebError) -> ExportedFile
+  func export(session: String, format: ExportFormat, quality: Int) async throws(WebError)
+    -> ExportedFile
   /// Ends the session and frees its memory.
   func closeSession(_ session: String) async throws(WebError)
 }
@@ -148,7 +150,10 @@ public struct EditSessionSummary: Sendable, Codable, Hashable {
   public var savedAt: Double
   public var revision: Int
 
-  public init(assetID: String, name: String, look: String?, settings: [String: Double], savedAt: Double, revision: Int) {
+  public init(
+    assetID: String, name: String, look: String?, settings: [String: Double], savedAt: Double,
+    revision: Int
+  ) {
     self.assetID = assetID
     self.name = name
     self.look = look

@@ -30,7 +30,9 @@ public struct AccessGuard: Sendable {
   public init(token: String, port: UInt16, extraHost: String? = nil) {
     self.token = token
     var hosts: Set<String> = ["127.0.0.1:\(port)", "localhost:\(port)"]
-    if let extraHost, !extraHost.isEmpty, extraHost != "127.0.0.1" { hosts.insert("\(extraHost):\(port)") }
+    if let extraHost, !extraHost.isEmpty, extraHost != "127.0.0.1" {
+      hosts.insert("\(extraHost):\(port)")
+    }
     allowedHosts = hosts
     cookieName = "retouch_token_\(port)"
   }
@@ -41,7 +43,8 @@ public struct AccessGuard: Sendable {
   /// `bytes` bytes from the system's cryptographic RNG, as lower-case hex.
   static func randomHex(bytes: Int) -> String {
     var rng = SystemRandomNumberGenerator()
-    return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &rng)) }.joined()
+    return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &rng)) }
+      .joined()
   }
 
   /// What to do with a request.
@@ -55,12 +58,20 @@ public struct AccessGuard: Sendable {
   /// Checks `request`: Host, Origin, path shape, then the token.
   public func check(_ request: HTTPRequest) -> Decision {
     guard let host = request.header("host")?.lowercased(), allowedHosts.contains(host) else {
-      return .respond(.error(WebError(
-        .forbidden, source: request.path,
-        detail: "the Host header must be one of \(allowedHosts.sorted().joined(separator: ", ")).")))
+      return .respond(
+        .error(
+          WebError(
+            .forbidden, source: request.path,
+            detail:
+              "the Host header must be one of \(allowedHosts.sorted().joined(separator: ", ")).")))
     }
-    if let origin = request.header("origin"), !allowedHosts.contains(where: { origin.lowercased() == "http://\($0)" }) {
-      return .respond(.error(WebError(.forbidden, source: request.path, detail: "requests from \(origin) are not allowed.")))
+    if let origin = request.header("origin"),
+      !allowedHosts.contains(where: { origin.lowercased() == "http://\($0)" })
+    {
+      return .respond(
+        .error(
+          WebError(
+            .forbidden, source: request.path, detail: "requests from \(origin) are not allowed.")))
     }
     guard Self.isSafePath(request.path) else {
       return .respond(.error(WebError(.notFound, source: "<path>", detail: "no such page or API.")))
@@ -75,26 +86,32 @@ public struct AccessGuard: Sendable {
         var components = URLComponents()
         components.path = request.path
         if !rest.isEmpty {
-          components.queryItems = rest.sorted(by: { $0.key < $1.key }).map { URLQueryItem(name: $0.key, value: $0.value) }
+          components.queryItems = rest.sorted(by: { $0.key < $1.key }).map {
+            URLQueryItem(name: $0.key, value: $0.value)
+          }
         }
-        return .respond(HTTPResponse(
-          status: 303,
-          headers: [
-            "Location": components.string ?? "/",
-            "Set-Cookie": "\(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict",
-          ]))
+        return .respond(
+          HTTPResponse(
+            status: 303,
+            headers: [
+              "Location": components.string ?? "/",
+              "Set-Cookie": "\(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict",
+            ]))
       }
       return .allow
     }
     let presented = request.header(Self.tokenHeader) ?? request.cookies[cookieName]
-    guard let presented, Self.constantTimeEqual(presented, token) else { return .respond(unauthorized(request)) }
+    guard let presented, Self.constantTimeEqual(presented, token) else {
+      return .respond(unauthorized(request))
+    }
     return .allow
   }
 
   private func unauthorized(_ request: HTTPRequest) -> HTTPResponse {
-    .error(WebError(
-      .unauthorized, source: request.path,
-      detail: "missing or wrong access token; open the address that 'retouch serve' printed."))
+    .error(
+      WebError(
+        .unauthorized, source: request.path,
+        detail: "missing or wrong access token; open the address that 'retouch serve' printed."))
   }
 
   /// Header fields every response carries. `isAPI` adds `Cache-Control: no-store`.
@@ -115,7 +132,9 @@ public struct AccessGuard: Sendable {
   /// Whether `path` is an absolute path without traversal or odd characters.
   static func isSafePath(_ path: String) -> Bool {
     guard path.hasPrefix("/"), path.utf8.count <= 1024 else { return false }
-    if path.contains("\\") || path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+    if path.contains("\\")
+      || path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+    {
       return false
     }
     let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)

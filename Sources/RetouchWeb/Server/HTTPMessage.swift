@@ -26,7 +26,8 @@ public struct HTTPRequest: Sendable {
     self.method = method
     self.path = path
     self.query = query
-    self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
+    self.headers = Dictionary(
+      headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
     self.cookies = cookies
     self.body = body
   }

@@ -97,43 +97,53 @@ public final class HTTPServer: Sendable {
     }
     guard named == 0 else {
       close(fd)
-      throw WebError(.internalError, source: configuration.host, detail: "getsockname failed: \(Self.lastError()).")
+      throw WebError(
+        .internalError, source: configuration.host,
+        detail: "getsockname failed: \(Self.lastError()).")
     }
     let port = UInt16(bigEndian: address.sin_port)
     let context = Unmanaged.passUnretained(self).toOpaque()
 
-    var flags = MHD_USE_AUTO.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_ITC.rawValue
+    var flags =
+      MHD_USE_AUTO.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_ITC.rawValue
     var items: [MHD_OptionItem] = [
       MHD_OptionItem(option: MHD_OPTION.LISTEN_SOCKET, value: Int(fd), ptr_value: nil),
       MHD_OptionItem(
-        option: MHD_OPTION.CONNECTION_TIMEOUT, value: max(1, configuration.connectionTimeoutSeconds),
+        option: MHD_OPTION.CONNECTION_TIMEOUT,
+        value: max(1, configuration.connectionTimeoutSeconds),
         ptr_value: nil),
       MHD_OptionItem(
-        option: MHD_OPTION.CONNECTION_LIMIT, value: max(2, configuration.maxConnections), ptr_value: nil),
+        option: MHD_OPTION.CONNECTION_LIMIT, value: max(2, configuration.maxConnections),
+        ptr_value: nil),
       MHD_OptionItem(
         option: MHD_OPTION.NOTIFY_COMPLETED, value: unsafeBitCast(requestCompleted, to: Int.self),
         ptr_value: context),
     ]
     items.append(
-      MHD_OptionItem(option: MHD_OPTION.UNESCAPE_CALLBACK, value: unsafeBitCast(unescape, to: Int.self), ptr_value: nil))
+      MHD_OptionItem(
+        option: MHD_OPTION.UNESCAPE_CALLBACK, value: unsafeBitCast(unescape, to: Int.self),
+        ptr_value: nil))
     switch configuration.threading {
     case .threadPerConnection:
       flags |= MHD_USE_THREAD_PER_CONNECTION.rawValue
     case .pool(let threads):
-      items.append(MHD_OptionItem(option: MHD_OPTION.THREAD_POOL_SIZE, value: max(2, threads), ptr_value: nil))
+      items.append(
+        MHD_OptionItem(option: MHD_OPTION.THREAD_POOL_SIZE, value: max(2, threads), ptr_value: nil))
     }
     items.append(MHD_OptionItem(option: MHD_OPTION.END, value: 0, ptr_value: nil))
 
     // MHD_start_daemon is variadic; its va_list twin takes our options as one array.
     let daemon = items.withUnsafeMutableBufferPointer { buffer in
-      withVaList([MHD_OPTION.ARRAY.rawValue, buffer.baseAddress!, MHD_OPTION.END.rawValue]) { list in
+      withVaList([MHD_OPTION.ARRAY.rawValue, buffer.baseAddress!, MHD_OPTION.END.rawValue]) {
+        list in
         MHD_start_daemon_va(flags, 0, nil, nil, accessHandler, context, list)
       }
     }
     guard let daemon else {
       close(fd)
       throw WebError(
-        .internalError, source: "\(configuration.host):\(port)", detail: "libmicrohttpd could not start.")
+        .internalError, source: "\(configuration.host):\(port)",
+        detail: "libmicrohttpd could not start.")
     }
     let daemonAddress = Int(bitPattern: daemon)
     state.withLock {
@@ -186,9 +196,13 @@ public final class HTTPServer: Sendable {
     guard let raw = slot.pointee else {
       // First call: only the header is in. Refuse an announced oversize body before reading it.
       let request = HTTPRequest(
-        method: method.uppercased(), path: url, query: Self.values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
-        headers: Self.values(connection, MHD_ValueKind.HEADER_KIND), cookies: Self.values(connection, MHD_ValueKind.COOKIE_KIND))
-      if let length = request.header("content-length").flatMap(Int.init), length > configuration.maxBodyBytes {
+        method: method.uppercased(), path: url,
+        query: Self.values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
+        headers: Self.values(connection, MHD_ValueKind.HEADER_KIND),
+        cookies: Self.values(connection, MHD_ValueKind.COOKIE_KIND))
+      if let length = request.header("content-length").flatMap(Int.init),
+        length > configuration.maxBodyBytes
+      {
         return send(Self.tooLarge(configuration.maxBodyBytes), on: connection)
       }
       slot.pointee = Unmanaged.passRetained(PendingRequest(request)).toOpaque()
@@ -244,19 +258,23 @@ public final class HTTPServer: Sendable {
           WebError(.unavailable, detail: "the server stopped before the request was answered."))
       }
     }
-    return result.withLock { $0 } ?? .error(WebError(.internalError, detail: "the handler gave no response."))
+    return result.withLock { $0 }
+      ?? .error(WebError(.internalError, detail: "the handler gave no response."))
   }
 
   private func send(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
     let created = response.body.withUnsafeBytes { bytes in
       MHD_create_response_from_buffer(
-        bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+        bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+        MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
     }
     guard let created else { return MHD_Result.NO }
     defer { MHD_destroy_response(created) }
     for (name, value) in response.headers.sorted(by: { $0.key < $1.key }) {
       // A header with a line break would be refused by libmicrohttpd; never send one.
-      guard !name.contains(where: \.isNewline), !value.contains(where: \.isNewline) else { continue }
+      guard !name.contains(where: \.isNewline), !value.contains(where: \.isNewline) else {
+        continue
+      }
       _ = MHD_add_response_header(created, name, value)
     }
     return MHD_queue_response(connection, UInt32(response.status), created)
@@ -267,7 +285,8 @@ public final class HTTPServer: Sendable {
   }
 
   /// Collects the values of one kind (header, query argument, cookie) into a dictionary.
-  private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [String: String] {
+  private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [String: String]
+  {
     final class Box { var values: [String: String] = [:] }
     let box = Box()
     let context = Unmanaged.passUnretained(box).toOpaque()
@@ -277,7 +296,9 @@ public final class HTTPServer: Sendable {
         { cls, valueKind, key, value in
           guard let cls, let key else { return MHD_Result.YES }
           let box = Unmanaged<Box>.fromOpaque(cls).takeUnretainedValue()
-          let name = valueKind == MHD_ValueKind.HEADER_KIND ? String(cString: key).lowercased() : String(cString: key)
+          let name =
+            valueKind == MHD_ValueKind.HEADER_KIND
+            ? String(cString: key).lowercased() : String(cString: key)
           box.values[name] = value.map { String(cString: $0) } ?? ""
           return MHD_Result.YES
         }, context)
@@ -312,12 +333,14 @@ public final class HTTPServer: Sendable {
     guard bound == 0 else {
       let message = lastError()
       close(fd)
-      throw WebError(.internalError, source: "\(host):\(port)", detail: "cannot listen: \(message).")
+      throw WebError(
+        .internalError, source: "\(host):\(port)", detail: "cannot listen: \(message).")
     }
     guard listen(fd, 64) == 0 else {
       let message = lastError()
       close(fd)
-      throw WebError(.internalError, source: "\(host):\(port)", detail: "listen failed: \(message).")
+      throw WebError(
+        .internalError, source: "\(host):\(port)", detail: "listen failed: \(message).")
     }
     return fd
   }
@@ -329,10 +352,13 @@ public final class HTTPServer: Sendable {
 /// through `cls`.
 private let accessHandler: MHD_AccessHandlerCallback = {
   cls, connection, url, method, _, upload, uploadSize, slot in
-  guard let cls, let connection, let url, let method, let uploadSize, let slot else { return MHD_Result.NO }
+  guard let cls, let connection, let url, let method, let uploadSize, let slot else {
+    return MHD_Result.NO
+  }
   let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
   return server.handleCall(
-    connection: connection, url: String(cString: url), method: String(cString: method), upload: upload,
+    connection: connection, url: String(cString: url), method: String(cString: method),
+    upload: upload,
     uploadSize: uploadSize, slot: slot)
 }
 
@@ -346,30 +372,31 @@ private let requestCompleted: MHD_RequestCompletedCallback = { _, _, slot, _ in
 /// Percent-decodes a path or query argument in place, like libmicrohttpd's own unescaper, except
 /// that `%00` stays as it is: a decoded NUL would cut the C string short and turn
 /// `/assets/a.js%00.png` into `/assets/a.js`.
-private let unescape: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = {
-  _, _, text in
-  guard let text else { return 0 }
-  func hex(_ c: CChar) -> UInt8? {
-    switch UInt8(bitPattern: c) {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(bitPattern: c) - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(bitPattern: c) - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(bitPattern: c) - UInt8(ascii: "A") + 10
-    default: nil
+private let unescape:
+  @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = {
+    _, _, text in
+    guard let text else { return 0 }
+    func hex(_ c: CChar) -> UInt8? {
+      switch UInt8(bitPattern: c) {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(bitPattern: c) - UInt8(ascii: "0")
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(bitPattern: c) - UInt8(ascii: "a") + 10
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(bitPattern: c) - UInt8(ascii: "A") + 10
+      default: nil
+      }
     }
-  }
-  var read = 0, write = 0
-  while text[read] != 0 {
-    if text[read] == CChar(UInt8(ascii: "%")), text[read + 1] != 0, let hi = hex(text[read + 1]),
-      text[read + 2] != 0, let lo = hex(text[read + 2]), hi << 4 | lo != 0
-    {
-      text[write] = CChar(bitPattern: hi << 4 | lo)
-      read += 3
-    } else {
-      text[write] = text[read]
-      read += 1
+    var read = 0, write = 0
+    while text[read] != 0 {
+      if text[read] == CChar(UInt8(ascii: "%")), text[read + 1] != 0, let hi = hex(text[read + 1]),
+        text[read + 2] != 0, let lo = hex(text[read + 2]), hi << 4 | lo != 0
+      {
+        text[write] = CChar(bitPattern: hi << 4 | lo)
+        read += 3
+      } else {
+        text[write] = text[read]
+        read += 1
+      }
+      write += 1
     }
-    write += 1
+    text[write] = 0
+    return write
   }
-  text[write] = 0
-  return write
-}

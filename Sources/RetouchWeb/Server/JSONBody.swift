@@ -21,7 +21,8 @@ extension HTTPRequest {
   ///   message names the field).
   public func json<T: StrictJSONBody>(_ type: T.Type) throws(WebError) -> T {
     guard body.count <= Self.maxJSONBytes else {
-      throw WebError(.tooLarge, source: path, detail: "a JSON body may be at most \(Self.maxJSONBytes) bytes.")
+      throw WebError(
+        .tooLarge, source: path, detail: "a JSON body may be at most \(Self.maxJSONBytes) bytes.")
     }
     let object: Any
     do {
@@ -34,7 +35,8 @@ extension HTTPRequest {
     }
     if let unknown = fields.keys.sorted().first(where: { !T.fields.contains($0) }) {
       let known = T.fields.sorted().joined(separator: ", ")
-      throw WebError(.badRequest, source: path, detail: "unknown field '\(unknown)'; known: \(known).")
+      throw WebError(
+        .badRequest, source: path, detail: "unknown field '\(unknown)'; known: \(known).")
     }
     do {
       return try JSONDecoder().decode(T.self, from: body.isEmpty ? Data("{}".utf8) : body)
@@ -43,12 +45,14 @@ extension HTTPRequest {
     } catch let DecodingError.keyNotFound(key, _) {
       throw WebError(.badRequest, source: path, detail: "missing field '\(key.stringValue)'.")
     } catch let DecodingError.typeMismatch(_, context) {
-      throw WebError(.badRequest, source: path, detail: "wrong type at '\(Self.fieldPath(context))'.")
+      throw WebError(
+        .badRequest, source: path, detail: "wrong type at '\(Self.fieldPath(context))'.")
     } catch let DecodingError.valueNotFound(_, context) {
       throw WebError(.badRequest, source: path, detail: "null at '\(Self.fieldPath(context))'.")
     } catch let DecodingError.dataCorrupted(context) {
       throw WebError(
-        .badRequest, source: path, detail: "\(context.debugDescription) (at '\(Self.fieldPath(context))').")
+        .badRequest, source: path,
+        detail: "\(context.debugDescription) (at '\(Self.fieldPath(context))').")
     } catch {
       throw WebError(.badRequest, source: path, detail: "\(error)")
     }
@@ -57,18 +61,23 @@ extension HTTPRequest {
   /// A query argument parsed as a number within `range`, or `defaultValue` when absent.
   ///
   /// - Throws: ``WebError`` `.badRequest` for a value that is not a whole number in range.
-  public func queryInt(_ name: String, in range: ClosedRange<Int>, default defaultValue: Int) throws(WebError) -> Int {
+  public func queryInt(_ name: String, in range: ClosedRange<Int>, default defaultValue: Int)
+    throws(WebError) -> Int
+  {
     guard let text = query[name] else { return defaultValue }
     guard let value = Int(text), range.contains(value) else {
       throw WebError(
         .badRequest, source: path,
-        detail: "'\(name)' must be a whole number in \(range.lowerBound)…\(range.upperBound), not '\(text)'.")
+        detail:
+          "'\(name)' must be a whole number in \(range.lowerBound)…\(range.upperBound), not '\(text)'."
+      )
     }
     return value
   }
 
   private static func fieldPath(_ context: DecodingError.Context) -> String {
-    let p = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    let p = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(
+      separator: ".")
     return p.isEmpty ? "top level" : p
   }
 }

@@ -57,7 +57,10 @@ public struct Router: Sendable {
       }
     }
     if pathMatched {
-      return .error(WebError(.methodNotAllowed, source: request.path, detail: "\(request.method) is not allowed here."))
+      return .error(
+        WebError(
+          .methodNotAllowed, source: request.path, detail: "\(request.method) is not allowed here.")
+      )
     }
     return .error(WebError(.notFound, source: request.path, detail: "no such page or API."))
   }
