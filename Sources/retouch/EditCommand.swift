@@ -15,9 +15,7 @@ enum EditCommand: Subcommand {
     usage: "IN --with retouch|vignette|sepia|filter [changes] -o OUT.jpg --adjustments OUT.json",
     options: [
       .init(name: "with", value: "EDITOR", help: "retouch (default), vignette, sepia or filter."),
-      .init(
-        name: "output", value: "OUT", help: "Where to write the edited photo, JPEG (required).",
-        short: "o"),
+      outputOption,
       .init(
         name: "adjustments", value: "FILE",
         help: "Where to write the adjustment data, JSON (required)."),
@@ -34,6 +32,11 @@ enum EditCommand: Subcommand {
       """)
 
   /// The options that change an edit: the Retouch editor's sliders and the small editors' own.
+  /// `-o OUT`, the edited photo (this command's and `retouch reopen`'s).
+  static let outputOption = CommandSpec.Option(
+    name: "output", value: "OUT", help: "Where to write the edited photo, JPEG (required).",
+    short: "o")
+
   static let changeOptions: [CommandSpec.Option] =
     EditOptions.specs + [
       .init(name: "intensity", value: "X", help: "vignette and sepia editors: intensity 0…1."),

@@ -17,9 +17,7 @@ enum ReopenCommand: Subcommand {
       .init(
         name: "adjustments", value: "FILE",
         help: "The adjustment data 'retouch edit' wrote (required)."),
-      .init(
-        name: "output", value: "OUT", help: "Where to write the edited photo, JPEG (required).",
-        short: "o"),
+      EditCommand.outputOption,
       .init(
         name: "with", value: "EDITOR",
         help: "Edit with this editor (default: the one that wrote the data)."),
