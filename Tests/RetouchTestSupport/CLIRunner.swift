@@ -26,14 +26,18 @@ public enum CLIRunner {
 
   /// Runs `retouch` with `arguments` and waits for it.
   ///
-  /// - Parameter environment: variables set for the child on top of this process's own
-  ///   environment (e.g. `["RETOUCH_LANG": "zh-Hans"]`).
+  /// - Parameters:
+  ///   - environment: variables set for the child on top of this process's own environment
+  ///     (e.g. `["RETOUCH_LANG": "zh-Hans"]`).
+  ///   - currentDirectory: the child's working folder (default: this process's).
   public static func run(
-    _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]
+    _ arguments: [String], environment: [String: String] = [:],
+    currentDirectory: URL? = nil
   ) throws -> Result {
     let process = Process()
     process.executableURL = binary
     process.arguments = arguments
+    process.currentDirectoryURL = currentDirectory
     if !environment.isEmpty {
       process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     }

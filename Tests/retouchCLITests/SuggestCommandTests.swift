@@ -184,3 +184,51 @@ struct SuggestCommandTests {
     #expect(libraryEdit["settings"] as? NSDictionary == settings, "library: \(libraryEdit)")
   }
 }
+
+/// The README shows what some commands print on a bundled sample; they must still print it.
+@Suite("README command examples")
+struct ReadmeCommandTests {
+  /// The package's README.
+  static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
+
+  /// The lines the README shows after `$ retouch <command>` (its comment cut off), up to the
+  /// next command or the end of the block, without trailing blank lines; nil when the README
+  /// does not show the command.
+  static func shownOutput(of command: String, in readme: String) -> [String]? {
+    let lines = readme.components(separatedBy: "\n")
+    guard
+      let at = lines.firstIndex(where: { line in
+        guard line.hasPrefix("$ retouch ") else { return false }
+        let shown = line.split(separator: "#", maxSplits: 1).first ?? ""
+        return shown.trimmingCharacters(in: .whitespaces) == "$ retouch \(command)"
+      })
+    else { return nil }
+    var output = lines[(at + 1)...].prefix { !$0.hasPrefix("$ ") && !$0.hasPrefix("```") }
+    while output.last?.isEmpty == true { output.removeLast() }
+    return Array(output)
+  }
+
+  @Test(arguments: [
+    "info Samples/rocket.jpg", "suggest Samples/rocket.jpg --max 3",
+    "auto Samples/rocket.jpg -o fixed.jpg",
+  ])
+  func commandPrintsWhatTheReadmeShows(command: String) throws {
+    let readme = try String(contentsOf: Self.readme, encoding: .utf8)
+    let shown = try #require(Self.shownOutput(of: command, in: readme), "README shows \(command)")
+    // The command runs where the README's relative paths resolve to a copy of the sample, so
+    // whatever it writes stays out of the checkout.
+    let folder = try CLIRunner.temporaryDirectory()
+    let samples = folder.appendingPathComponent("Samples")
+    try FileManager.default.createDirectory(at: samples, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      at: Self.readme.deletingLastPathComponent().appendingPathComponent("Samples/rocket.jpg"),
+      to: samples.appendingPathComponent("rocket.jpg"))
+    let r = try CLIRunner.run(
+      command.split(separator: " ").map(String.init), currentDirectory: folder)
+    #expect(r.exitCode == 0, "\(r.stderr)")
+    var printed = r.stdout.components(separatedBy: "\n")
+    while printed.last?.isEmpty == true { printed.removeLast() }
+    #expect(printed == shown, "retouch \(command)")
+  }
+}
