@@ -31,12 +31,12 @@ enum EditCommand: Subcommand {
       The original is never modified; 'retouch reopen IMG.jpg --adjustments edit.json' resumes the edit.
       """)
 
-  /// The options that change an edit: the Retouch editor's sliders and the small editors' own.
   /// `-o OUT`, the edited photo (this command's and `retouch reopen`'s).
   static let outputOption = CommandSpec.Option(
     name: "output", value: "OUT", help: "Where to write the edited photo, JPEG (required).",
     short: "o")
 
+  /// The options that change an edit: the Retouch editor's sliders and the small editors' own.
   static let changeOptions: [CommandSpec.Option] =
     EditOptions.specs + [
       .init(name: "intensity", value: "X", help: "vignette and sepia editors: intensity 0…1."),
