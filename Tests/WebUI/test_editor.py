@@ -317,3 +317,34 @@ def test_editor_restored_from_history_opens_the_photo_again(server, page):
     page.wait_for_selector("body.library-page[data-ready=true]")
     assert page.evaluate("window.leftAt") == "library"  # the very page, from the cache
     page.wait_for_selector("#sessions li")
+
+
+
+
+
+def test_leaving_the_editor_stops_thumbnails_before_closing_its_session(server, page):
+    """Leaving the editor closes its session. Thumbnails it had asked for but not yet received
+    (the browser sends only a few requests at a time and queues the rest) would otherwise reach
+    the server after the session is closed and fail in the console of the page being left; the
+    page stops them first. Brought back from the browser's history, it opens the photo again."""
+    page.goto(server.url)
+    page.wait_for_selector("body[data-ready=true]")
+    page.set_input_files("#file-input", [str(shared_photo("d12"))])
+    page.wait_for_selector("#grid li")
+    # Every answer takes half a second to arrive, so thumbnails are still loading or queued
+    # when the editor is left.
+    network = page.context.new_cdp_session(page)
+    network.send("Network.enable")
+    conditions = {"offline": False, "downloadThroughput": -1, "uploadThroughput": -1}
+    network.send("Network.emulateNetworkConditions", {**conditions, "latency": 500})
+    with page.expect_request(lambda r: r.url.endswith("/suggestions")):
+        page.locator("#grid li a").first.click()
+    first = state(page)["sessionID"]
+    page.evaluate("document.getElementById('back').click()")
+    page.wait_for_selector("body.library-page[data-ready=true]")
+    network.send("Network.emulateNetworkConditions", {**conditions, "latency": 0})
+    page.go_back(wait_until="commit")
+    page.wait_for_selector("body[data-ready=true]")
+    wait_until(page, "window.retouchState() && window.retouchState().sessionID !== " + repr(first))
+    assert page.evaluate("performance.getEntriesByType('navigation')[0].type") == "reload"
+    wait_until(page, "document.body.dataset.suggestionsLoaded === 'true'")

@@ -424,7 +424,11 @@ function wire() {
     }
   });
   window.addEventListener('pagehide', () => {
-    if (sid) fetch(api(''), { method: 'DELETE', keepalive: true, credentials: 'same-origin' }).catch(() => {});
+    if (!sid) return;
+    // Thumbnails still loading (or queued: the browser sends only a few requests at a time)
+    // would reach the server after the session is closed below: stop them first.
+    for (const img of document.images) if (!img.complete) img.removeAttribute('src');
+    fetch(api(''), { method: 'DELETE', keepalive: true, credentials: 'same-origin' }).catch(() => {});
   });
   // Back to this page from the browser's history: the page comes back as it was left, but its
   // session was closed on the way out, so open the photo again (with what was saved).
