@@ -40,8 +40,10 @@ enum AnalysisFixtures {
     return (sums[0] / count, sums[1] / count, sums[2] / count)
   }
 
-  /// Calls `transform(channel, value 0...1)` on every RGB component of an 8-bit image.
+  /// Calls `transform(channel, value 0...1)` on every RGB component of `image`, converted to
+  /// 8 bits first when it has 16.
   static func mapped(_ image: Image, _ transform: (Int, Double) -> Double) -> Image {
+    let image = image.format.bitDepth == 8 ? image : PlanarImage(image).image(bitDepth: 8)
     var out = image
     let n = image.format.channelCount
     out.withUnsafeMutableBytes { raw in

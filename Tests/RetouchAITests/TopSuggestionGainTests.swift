@@ -93,4 +93,35 @@ struct TopSuggestionGainTests {
       for: photo, options: .init(offerOriginal: true, thumbnailMaxDimension: 0))
     #expect(!list.contains { $0.lookID == Recipe.punch.id }, "\(list.map(\.lookID))")
   }
+
+  /// A welder in a dark shop (g30) is good as it is: the list offers Brighten (0.4 EV), too
+  /// weakly needed to apply. Given the harness's mild warm cast, the cast is removed and the
+  /// exposure is left where it was; before, Enhance (Brighten with Cool Down) was applied and
+  /// the half-needed brightening rode along with the clearly needed cooling.
+  @Test func aCastDoesNotBringAnUnjustifiedBrightening() async throws {
+    let photo = try AnalysisFixtures.decode("g30").image
+    #expect(engine.topSuggestion(for: photo) == nil, "the untouched photo is good as it is")
+    let k = 0.2126 * 1.15 + 0.7152 + 0.0722 / 1.15
+    let warm = AnalysisFixtures.gained(photo, 1.15 / k, 1 / k, 1 / (1.15 * k))
+    let config = try #require(engine.topSuggestion(for: warm))
+    #expect(config.value(of: .temperature) < -0.1, "\(config)")
+    #expect(config.value(of: .exposure) == 0, "\(config)")
+    let list = await engine.suggestions(for: warm, options: .init(thumbnailMaxDimension: 0))
+    #expect(list.first?.lookID == Recipe.coolDown.id, "\(list.map(\.lookID))")
+    #expect(!list.contains { $0.lookID == Recipe.enhance.id }, "\(list.map(\.lookID))")
+    #expect(list.contains { $0.lookID == Recipe.brighten.id }, "\(list.map(\.lookID))")
+  }
+
+  /// A part too small to judge on its own still comes along: the harness's mild green cast on
+  /// a dark portrait (g57), whose Brighten applies on its own, keeps its tint fix (it changes
+  /// the measuring copy by less than the visible bar, so alone it would not be applied, but
+  /// it is no unjustified visible change either).
+  @Test func aSmallPartRidesWithAJustifiedOne() throws {
+    let photo = try AnalysisFixtures.decode("g57").image
+    let k = 0.2126 + 0.7152 * 1.1 + 0.0722
+    let green = AnalysisFixtures.gained(photo, 1 / k, 1.1 / k, 1 / k)
+    let config = try #require(engine.topSuggestion(for: green))
+    #expect(config.value(of: .exposure) > 0.5, "\(config)")
+    #expect(config.value(of: .tint) > 0.05, "\(config)")
+  }
 }

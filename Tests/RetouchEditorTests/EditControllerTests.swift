@@ -116,7 +116,8 @@ struct EditHistoryTests {
 
   @Test func aTurnCarriesTheCropWithIt() async throws {
     let c = try await preparedController()
-    c.setCrop(NormalizedRect(x: 0, y: 0, width: 0.5, height: 0.25), aspectRatio: .free)  // top-left strip
+    // The top-left strip.
+    c.setCrop(NormalizedRect(x: 0, y: 0, width: 0.5, height: 0.25), aspectRatio: .free)
     c.rotateClockwise()
     // After a clockwise turn the top-left strip is the top-right column.
     let r = c.currentConfig.crop

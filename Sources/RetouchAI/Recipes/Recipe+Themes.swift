@@ -60,7 +60,19 @@ extension Recipe {
 
   public static let enhance = Recipe(
     "enhance", LocalizedText("Enhance", zh: "增强"), symbol: "wand.and.stars", kind: .correction
-  ) { a in
+  ) { a in enhanceProposal(a, keeping: nil) }
+
+  /// Enhance made of only the parts in `kept` (by recipe id): what remains when the ranker
+  /// finds that some parts would not be applied on their own (see
+  /// ``SuggestionRanker/vetted(_:)``).
+  static func enhance(keeping kept: Set<String>) -> Recipe {
+    Recipe(enhance.id, enhance.title, symbol: enhance.symbolName, kind: .correction) { a in
+      enhanceProposal(a, keeping: kept)
+    }
+  }
+
+  /// Enhance's proposal for `a`, made of the parts whose ids are in `kept` (all when nil).
+  static func enhanceProposal(_ a: PhotoAnalysis, keeping kept: Set<String>?) -> RecipeProposal? {
     // Only what the photo needs: a part that is merely possible (a little blown sky) stays out.
     var parts = enhanceParts.compactMap { r in r.propose(a).map { (r.id, $0) } }
       .filter { SuggestionRanker.isFix($0.1) }
@@ -81,6 +93,7 @@ extension Recipe {
       parts.removeAll { ["warm-up", "cool-down", "fix-tint", "brighten", "darken"].contains($0.0) }
       parts.append(("punch", veil))
     }
+    if let kept { parts.removeAll { !kept.contains($0.0) } }
     let veiled = parts.contains { $0.0 == "punch" }
     guard parts.count >= 2 || veiled else { return nil }
     var config = EditConfig.neutral
@@ -95,6 +108,6 @@ extension Recipe {
     return RecipeProposal(
       config: EditConfig(properties: clamped), need: parts.map(\.1.need).max() ?? 0,
       correctsCast: parts.contains { $0.1.correctsCast },
-      rankBonus: 0.05 * Double(max(parts.count - 1, veiled ? 1 : 0)))
+      rankBonus: 0.05 * Double(max(parts.count - 1, veiled ? 1 : 0)), parts: parts.map(\.0))
   }
 }

@@ -76,6 +76,8 @@ struct RecipeProposal: Sendable {
   /// good photos also show. Such an edit is applied unasked from a smaller change
   /// (``SuggestionRanker/minimumExactChange``).
   var isExactInverse = false
+  /// The ids of the recipes a combined edit (Enhance) is made of; empty for a single recipe.
+  var parts: [String] = []
 }
 
 extension PhotoAnalysis {
