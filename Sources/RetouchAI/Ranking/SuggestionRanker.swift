@@ -232,10 +232,16 @@ struct SuggestionRanker {
   /// lost such a brightening (ΔE2000 from the photo 1.6–3.0 → 0.3–1.6) and two lost a tint fix
   /// that changed them visibly (6.3 → 7.0 and 11.4 → 12.0, both photos already mis-exposed by
   /// their other part); no copy of `dev` changed.
-  func vetted(_ c: Candidate, disabled: Set<String>) -> Candidate? {
+  ///
+  /// `measuredAlone` holds parts already measured on their own (the list's own candidates, by
+  /// recipe id); the others are measured here.
+  func vetted(
+    _ c: Candidate, disabled: Set<String>, measuredAlone: [String: Candidate] = [:]
+  ) -> Candidate? {
     let ids = c.proposal.parts
     guard c.recipe.id == Recipe.enhance.id, !ids.contains(Recipe.punch.id) else { return c }
     let alone = ids.compactMap { id -> Candidate? in
+      if let m = measuredAlone[id] { return m }
       guard let r = Recipe.named(id), let p = r.proposal(for: analysis) else { return nil }
       return measured(Candidate(recipe: r, proposal: p, score: Self.score(p)))
     }
@@ -284,13 +290,18 @@ struct SuggestionRanker {
   func ranked(
     _ recipes: [Recipe], disabled: Set<String>, isCancelled: () -> Bool
   ) -> [Candidate]? {
-    var visible: [Candidate] = []
+    var all: [Candidate] = []
     for c in Self.proposals(for: analysis, from: recipes, disabled: disabled) {
       if isCancelled() { return nil }
+      all.append(measured(c))
+    }
+    // Enhance's parts are in the list on their own, already measured.
+    let byID = Dictionary(all.map { ($0.recipe.id, $0) }, uniquingKeysWith: { first, _ in first })
+    var visible: [Candidate] = []
+    for c in all {
       // An Enhance reduced to one part is that part, which has its own place in the list.
-      guard let m = vetted(measured(c), disabled: disabled), m.recipe.id == c.recipe.id else {
-        continue
-      }
+      guard let m = vetted(c, disabled: disabled, measuredAlone: byID), m.recipe.id == c.recipe.id
+      else { continue }
       if m.change >= Self.minimumChange { visible.append(m) }
     }
     var kept: [Candidate] = []

@@ -54,7 +54,8 @@ extension Recipe {
 
 /// Enhance: every correction the photo needs, in one edit (offered when it needs two or more).
 /// Once measured, a part that would visibly change the photo but is not needed enough to be
-/// applied alone is taken out again beside one that is (``SuggestionRanker/vetted(_:disabled:)``).
+/// applied alone is taken out again beside one that is
+/// (``SuggestionRanker/vetted(_:disabled:measuredAlone:)``).
 extension Recipe {
   static let enhanceParts: [Recipe] = [
     brighten, darken, liftShadows, recoverHighlights, warmUp, coolDown, fixTint, cleanUp,
@@ -66,7 +67,7 @@ extension Recipe {
 
   /// Enhance made of only the parts in `kept` (by recipe id): what remains when the ranker
   /// takes out parts the photo does not ask for on their own
-  /// (``SuggestionRanker/vetted(_:disabled:)``).
+  /// (``SuggestionRanker/vetted(_:disabled:measuredAlone:)``).
   static func enhance(keeping kept: Set<String>) -> Recipe {
     Recipe(enhance.id, enhance.title, symbol: enhance.symbolName, kind: .correction) { a in
       enhanceProposal(a, keeping: kept)
