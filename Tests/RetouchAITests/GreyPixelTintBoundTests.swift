@@ -30,8 +30,7 @@ struct GreyPixelTintBoundTests {
   @Test func cloudsAreNotRetintedButAMagentaCastIs() throws {
     let clouds = try AnalysisFixtures.decode("g27").image
     #expect(engine.topSuggestion(for: clouds) == nil)
-    let k = 0.2126 * 1.1 + 0.7152 + 0.0722 * 1.1
-    let cast = AnalysisFixtures.gained(clouds, 1.1 / k, 1 / k, 1.1 / k)
+    let cast = AnalysisFixtures.cast(clouds, .magenta, strength: 0.1)
     let config = try #require(engine.topSuggestion(for: cast))
     let fixed = cast.applyingEditConfig(config)
     let castTint = Self.tint(cast) - Self.tint(clouds)

@@ -110,9 +110,8 @@ struct HighlightColorTests {
   /// their blacks lifted as the harness lifts them, keep their warm light.
   @Test func realCastIsRemovedAndRealSunsetKept() throws {
     let engine = SuggestionEngine()
-    let k = 0.2126 * 1.15 + 0.7152 + 0.0722 / 1.15
     let landscape = try AnalysisFixtures.decode("d08").image
-    let warm = AnalysisFixtures.gained(landscape, 1.15 / k, 1 / k, 1 / (1.15 * k))
+    let warm = AnalysisFixtures.cast(landscape, .warm, strength: 0.15)
     let before = engine.analysis(of: landscape).color.warmth
     let cast = engine.analysis(of: warm).color.warmth - before
     let edit = try #require(engine.autoEdit(for: warm, metadata: nil), "cast \(cast)")

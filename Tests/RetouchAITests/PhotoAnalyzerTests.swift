@@ -27,6 +27,24 @@ enum AnalysisFixtures {
     }
   }
 
+  /// A colour cast as the harness gives one.
+  enum Cast { case warm, cool, green, magenta }
+
+  /// `image` under the harness's `cast` of strength `s` (0.15 and 0.3 warm or cool, 0.1 and 0.2
+  /// green or magenta): linear gains of 1 + s on the cast's channels (warm: red up, blue down
+  /// by as much), scaled so that a grey keeps its Rec. 709 luminance.
+  static func cast(_ image: Image, _ cast: Cast, strength s: Double) -> Image {
+    let g: (r: Double, g: Double, b: Double) =
+      switch cast {
+      case .warm: (1 + s, 1, 1 / (1 + s))
+      case .cool: (1 / (1 + s), 1, 1 + s)
+      case .green: (1, 1 + s, 1)
+      case .magenta: (1 + s, 1, 1 + s)
+      }
+    let k = 0.2126 * g.r + 0.7152 * g.g + 0.0722 * g.b
+    return gained(image, g.r / k, g.g / k, g.b / k)
+  }
+
   /// Mean linear light of each channel of an 8-bit image.
   static func channelMeans(_ image: Image) -> (r: Double, g: Double, b: Double) {
     let n = image.format.channelCount
@@ -315,8 +333,7 @@ struct ColorAnalysisTests {
   @Test func warmCastIsMeasured() throws {
     let original = try AnalysisFixtures.decode("d08").image
     let s = 1.3
-    let norm = 1 / (0.2126 * s + 0.7152 + 0.0722 / s)
-    let warm = AnalysisFixtures.gained(original, s * norm, norm, norm / s)
+    let warm = AnalysisFixtures.cast(original, .warm, strength: s - 1)
     let a = analyzer.analyze(original, metadata: nil, measureNoise: false).color
     let b = analyzer.analyze(warm, metadata: nil, measureNoise: false).color
     #expect(abs(a.warmth) < 0.2, "original warmth \(a.warmth)")

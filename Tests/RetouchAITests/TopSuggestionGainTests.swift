@@ -101,8 +101,7 @@ struct TopSuggestionGainTests {
   @Test func aCastDoesNotBringAnUnjustifiedBrightening() async throws {
     let photo = try AnalysisFixtures.decode("g30").image
     #expect(engine.topSuggestion(for: photo) == nil, "the untouched photo is good as it is")
-    let k = 0.2126 * 1.15 + 0.7152 + 0.0722 / 1.15
-    let warm = AnalysisFixtures.gained(photo, 1.15 / k, 1 / k, 1 / (1.15 * k))
+    let warm = AnalysisFixtures.cast(photo, .warm, strength: 0.15)
     let config = try #require(engine.topSuggestion(for: warm))
     #expect(config.value(of: .temperature) < -0.1, "\(config)")
     #expect(config.value(of: .exposure) == 0, "\(config)")
@@ -118,8 +117,7 @@ struct TopSuggestionGainTests {
   /// it is no unjustified visible change either).
   @Test func aSmallPartRidesWithAJustifiedOne() throws {
     let photo = try AnalysisFixtures.decode("g57").image
-    let k = 0.2126 + 0.7152 * 1.1 + 0.0722
-    let green = AnalysisFixtures.gained(photo, 1 / k, 1.1 / k, 1 / k)
+    let green = AnalysisFixtures.cast(photo, .green, strength: 0.1)
     let config = try #require(engine.topSuggestion(for: green))
     #expect(config.value(of: .exposure) > 0.5, "\(config)")
     #expect(config.value(of: .tint) > 0.05, "\(config)")

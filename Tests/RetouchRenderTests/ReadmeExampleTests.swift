@@ -4,21 +4,19 @@ import Foundation
 import RetouchCore
 import RetouchIO
 import RetouchRender
+import RetouchTestSupport
 import Testing
 
 /// Runs the README's Swift example, so it keeps compiling and working.
 @Suite("README example")
 struct ReadmeExampleTests {
   @Test func theExampleRuns() throws {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent()
-      .deletingLastPathComponent()
     let out = FileManager.default.temporaryDirectory.appendingPathComponent(
       "readme-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: out) }
     let previous = FileManager.default.currentDirectoryPath
-    try #require(FileManager.default.changeCurrentDirectoryPath(root.path))
+    try #require(FileManager.default.changeCurrentDirectoryPath(packageRoot.path))
     defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
 
     // --- begin README example (paths as in the README; output moved to a temporary folder) ---

@@ -2,6 +2,13 @@
 
 import Foundation
 
+/// The package's root folder, the one holding `Package.swift` and the README.
+public let packageRoot: URL = {
+  // This file is <root>/Tests/RetouchTestSupport/Fixtures.swift.
+  URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+}()
+
 /// Locates the real photos shared with the project (`../shared/photos` beside the package root)
 /// and reads their MANIFEST.
 public enum SharedPhotos {
@@ -10,10 +17,7 @@ public enum SharedPhotos {
     if let env = ProcessInfo.processInfo.environment["RETOUCH_PHOTOS"], !env.isEmpty {
       return URL(fileURLWithPath: env, isDirectory: true)
     }
-    // This file is <root>/Tests/RetouchTestSupport/Fixtures.swift.
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent()
-    return root.deletingLastPathComponent().appendingPathComponent(
+    return packageRoot.deletingLastPathComponent().appendingPathComponent(
       "shared/photos", isDirectory: true)
   }()
 

@@ -20,12 +20,8 @@ public enum Golden {
 
   /// Where failed comparisons leave expected, actual and diff images:
   /// `<package root>/.build/test-artifacts/`.
-  public static let artifactsDirectory: URL = {
-    // This file is <root>/Tests/RetouchTestSupport/Golden.swift.
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent(
-        ".build/test-artifacts", isDirectory: true)
-  }()
+  public static let artifactsDirectory = packageRoot.appendingPathComponent(
+    ".build/test-artifacts", isDirectory: true)
 
   /// The diff image: each component's absolute difference ×16 (so 1/16 of full scale shows
   /// white), and pixels over tolerance in full magenta.

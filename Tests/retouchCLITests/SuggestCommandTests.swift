@@ -189,8 +189,7 @@ struct SuggestCommandTests {
 @Suite("README command examples")
 struct ReadmeCommandTests {
   /// The package's README.
-  static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
+  static let readme = packageRoot.appendingPathComponent("README.md")
 
   /// The lines the README shows after `$ retouch <command>` (its comment cut off), up to the
   /// next command or the end of the block, without trailing blank lines; nil when the README
@@ -222,7 +221,7 @@ struct ReadmeCommandTests {
     let samples = folder.appendingPathComponent("Samples")
     try FileManager.default.createDirectory(at: samples, withIntermediateDirectories: true)
     try FileManager.default.copyItem(
-      at: Self.readme.deletingLastPathComponent().appendingPathComponent("Samples/rocket.jpg"),
+      at: packageRoot.appendingPathComponent("Samples/rocket.jpg"),
       to: samples.appendingPathComponent("rocket.jpg"))
     let r = try CLIRunner.run(
       command.split(separator: " ").map(String.init), currentDirectory: folder)
