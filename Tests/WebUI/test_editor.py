@@ -319,9 +319,6 @@ def test_editor_restored_from_history_opens_the_photo_again(server, page):
     page.wait_for_selector("#sessions li")
 
 
-
-
-
 def test_leaving_the_editor_stops_thumbnails_before_closing_its_session(server, page):
     """Leaving the editor closes its session. Thumbnails it had asked for but not yet received
     (the browser sends only a few requests at a time and queues the rest) would otherwise reach
