@@ -224,6 +224,27 @@ struct ExposureAnalysisTests {
     #expect(e.suggestedEV < 0.3, "brightened by \(e.suggestedEV) EV")
   }
 
+  /// A white frame (nothing under code value 249, all of it blown) has no picture to expose
+  /// either: darkening would only turn it grey, so it is not darkened and gets no suggestion.
+  /// The same white with a picture in it (a dark band, the frame's edge) still reads blown.
+  @Test func whiteFrameIsNotDarkened() {
+    func frame(withPicture: Bool) -> Image {
+      AnalysisTestPhotos.synthetic(width: 240, height: 160) { x, y in
+        if withPicture && y >= 120 { return (UInt8(40 + x / 4), 60, 50) }
+        let v = UInt8(255 - (x * 7 + y * 13) % 7)
+        return (v, v, v)
+      }
+    }
+    let white = analyzer.analyze(frame(withPicture: false), metadata: nil, measureNoise: false)
+    #expect((white.exposure.blownShare ?? 0) > 0.99)
+    #expect(white.exposure.suggestedEV > -0.3, "darkened by \(white.exposure.suggestedEV) EV")
+    #expect(SuggestionEngine().topSuggestion(for: frame(withPicture: false)) == nil)
+    let pictured = analyzer.analyze(frame(withPicture: true), metadata: nil, measureNoise: false)
+    #expect(
+      pictured.exposure.suggestedEV <= -0.3,
+      "with a picture: \(pictured.exposure.suggestedEV) EV")
+  }
+
   /// A low-key photo whose black is the scene's (a third of it pure black) is not brightened
   /// for its white point alone; the same lit part without the black base is.
   @Test func pureBlackBaseKeepsALowKeyPhotoDark() {

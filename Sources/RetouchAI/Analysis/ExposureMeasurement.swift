@@ -119,8 +119,9 @@ enum ExposureMeasurement {
     return pairs == 0 ? 0 : Double(sum * scale) / Double(pairs)
   }
 
-  /// Spread of L* between the 1st and 99th percentile over which brightening fades in: below
-  /// about 8 there is no picture to expose (a black frame, a flat grey veil).
+  /// Spread of L* between the 1st and 99th percentile over which brightening and darkening
+  /// fade in: below about 8 there is no picture to expose (a black or white frame, a flat grey
+  /// veil).
   static let minimumContentRange = 8.0...20.0
 
   /// `log(Y + keyEpsilon)` at the centre of each luminance histogram bin.
@@ -290,6 +291,11 @@ enum ExposureMeasurement {
       let blown = smoothstep(0.01, 0.08, blownShare)
       ev = max(min(0, ev + darkenDeadBand), -clipped) * 0.8 * blown
       ev = max(ev, maxDarken)
+      // A white frame (a blank page, a flat white backdrop) has no picture to expose either:
+      // darkening only turns its white grey.
+      ev *= smoothstep(
+        minimumContentRange.lowerBound, minimumContentRange.upperBound,
+        percentiles[6] - percentiles[0])
     }
 
     // A frame without a single highlight — its brightest percent under L* 60–70, less than a
