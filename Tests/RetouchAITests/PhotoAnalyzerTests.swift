@@ -318,6 +318,22 @@ struct ExposureAnalysisTests {
     #expect(!d.isDarkOnPurpose && d.suggestedEV >= 0.4, "\(id) at EV100 15: \(d.suggestedEV)")
   }
 
+  /// g48 (a couple in black shirts before sunlit rock, without EXIF) has what a night picture
+  /// has, a dark base (median L* 26) with a few bright parts, but their faces are lit as skin
+  /// in daylight: not dark on purpose. Read as night, its colour estimate lost its trust and
+  /// its warm ramp moved to a lamp-lit scene's, so the harness's strong cool cast was left on
+  /// it; now it is warmed.
+  @Test func litFacesAreNotANightScene() throws {
+    let photo = try AnalysisFixtures.decode("g48").image
+    let a = analyzer.analyze(photo, metadata: nil, measureNoise: false)
+    #expect(!a.faces.isEmpty)
+    #expect(!a.exposure.isDarkOnPurpose)
+    #expect(a.exposure.lightnessPercentiles[3] < 30)
+    let cool = AnalysisFixtures.cast(photo, .cool, strength: 0.3)
+    let fix = try #require(SuggestionEngine().topSuggestion(for: cool))
+    #expect(fix.value(of: .temperature) > 0.1, "\(fix.properties)")
+  }
+
   /// `image` with each pixel set to its Rec. 709 luma in every channel.
   static func grey(_ image: Image) -> Image {
     var out = image

@@ -27,6 +27,9 @@ enum ExposureMeasurement {
   static let noHighlightShare = 0.6
   /// Brightening never goes beyond this (EV).
   static let maxBrighten = 4.0
+  /// Mean linear luminance of the faces (skin at L* 46–62) over which a photo's dark base no
+  /// longer reads as a dark scene, fading in to the upper end.
+  static let litFaceLuminance = 0.15...0.3
   /// Darkening never goes beyond this (EV).
   static let maxDarken = -2.0
   /// A photo this close above the target key is left alone (EV): bright photos are usually
@@ -184,9 +187,16 @@ enum ExposureMeasurement {
 
     // How far the photo is from a normal brightness, judged mostly by the subject.
     let sceneEV = sceneEV100(input.capture)
-    let intent = darkIntent(
-      hist: hist, total: stats.pixelCount, medianL: percentiles[3], p99L: percentiles[6],
-      sceneEV: sceneEV, flashFired: input.capture.flashFired)
+    // A face lit as skin is in daylight says the scene had light: a dark base around it is
+    // dark clothes, rock or shade, not night. Not a face lit by coloured light (a stage).
+    let litFace =
+      faceMeans(stats, input.faces.filter { !$0.hasColoredLighting }).map {
+        smoothstep(litFaceLuminance.lowerBound, litFaceLuminance.upperBound, $0.mean)
+      } ?? 0
+    let intent =
+      darkIntent(
+        hist: hist, total: stats.pixelCount, medianL: percentiles[3], p99L: percentiles[6],
+        sceneEV: sceneEV, flashFired: input.capture.flashFired) * (1 - litFace)
     // The darkness of a frame coloured all over by blue light (twilight, a storm, a night sky)
     // is that light's as much as a night street's is
     // (``blueLight(_:medianL:sceneEV:flashFired:)``).
