@@ -163,6 +163,10 @@ enum ExposureMeasurement {
     let percentiles = [0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99].map {
       Double(lOfBin[percentileBin(hist, $0, total: stats.pixelCount)])
     }
+    // How clearly there is a picture to expose at all (``minimumContentRange``).
+    let picture = smoothstep(
+      minimumContentRange.lowerBound, minimumContentRange.upperBound,
+      percentiles[6] - percentiles[0])
     // Pixels at or above `blownLuminance` carry no detail: they are where the light was, not
     // how bright the rest of the photo is.
     let blownBin = firstBlownBin(bins: bins)
@@ -278,9 +282,7 @@ enum ExposureMeasurement {
       // A black frame or a flat veil has no picture to expose: brightening shows only noise
       // and banding (unless EXIF of a bright scene proves it underexposed).
       if !brightScene {
-        ev *= smoothstep(
-          minimumContentRange.lowerBound, minimumContentRange.upperBound,
-          percentiles[6] - percentiles[0])
+        ev *= picture
       }
     } else {
       // Darken only what shows overexposure (blown highlights, all channels near white, over
@@ -303,9 +305,7 @@ enum ExposureMeasurement {
       ev = max(ev, maxDarken)
       // A white frame (a blank page, a flat white backdrop) has no picture to expose either:
       // darkening only turns its white grey.
-      ev *= smoothstep(
-        minimumContentRange.lowerBound, minimumContentRange.upperBound,
-        percentiles[6] - percentiles[0])
+      ev *= picture
     }
 
     // A frame without a single highlight — its brightest percent under L* 60–70, less than a
@@ -325,9 +325,7 @@ enum ExposureMeasurement {
       let lift =
         noHighlightShare * noHighlights * max(0, whiteEV)
         * (1 - smoothstep(lowKeyBlackShare.lowerBound, lowKeyBlackShare.upperBound, blackShare))
-        * smoothstep(
-          minimumContentRange.lowerBound, minimumContentRange.upperBound,
-          percentiles[6] - percentiles[0])
+        * picture
       ev = max(ev, min(lift, maxBrighten))
     }
 
@@ -352,9 +350,7 @@ enum ExposureMeasurement {
         * smoothstep(missingWhiteFade.lowerBound, missingWhiteFade.upperBound, missingWhite)
         * (piled ? 1 : 1 - smoothstep(targetKey, brightKey, key))
         * (1 - smoothstep(lowKeyBlackShare.lowerBound, lowKeyBlackShare.upperBound, blackShare))
-        * smoothstep(
-          minimumContentRange.lowerBound, minimumContentRange.upperBound,
-          percentiles[6] - percentiles[0])
+        * picture
       ev = max(ev, min(lift, maxBrighten))
     }
 

@@ -73,6 +73,8 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// all) and the flash must not have fired; a dark photo shot at a bright-scene exposure is
   /// false. Without EXIF the same picture counts for less and needs bright lights (99th
   /// percentile L* of 80–92), so a dark photo without metadata is more often brightened.
+  /// Faces lit as skin is in daylight (mean linear luminance 0.15–0.3 and up, not under
+  /// coloured light) fade it out: the dark base around them is clothes, rock or shade.
   ///
   /// Also true of a dark frame coloured all over by blue light (twilight, a storm, a night sky;
   /// median L* under 40–55, 85–95 % of its colour blue or aqua, mean chroma 10–20 and up),
