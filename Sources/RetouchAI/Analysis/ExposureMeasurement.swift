@@ -193,8 +193,12 @@ enum ExposureMeasurement {
     let sceneEV = sceneEV100(input.capture)
     // A face lit as skin is in daylight says the scene had light: a dark base around it is
     // dark clothes, rock or shade, not night. Not a face lit by coloured light (a stage).
+    // The faces' means are measured again only when some face is under coloured light.
+    let naturalFaces = input.faces.filter { !$0.hasColoredLighting }
+    let naturalRegion =
+      naturalFaces.count == input.faces.count ? faceRegion : faceMeans(stats, naturalFaces)
     let litFace =
-      faceMeans(stats, input.faces.filter { !$0.hasColoredLighting }).map {
+      naturalRegion.map {
         smoothstep(litFaceLuminance.lowerBound, litFaceLuminance.upperBound, $0.mean)
       } ?? 0
     let intent =
