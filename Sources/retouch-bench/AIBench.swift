@@ -123,7 +123,7 @@ enum AIBench {
   }
 
   /// With more than one `--input`: the face detector's raw detections (dlib score above 0, box in
-  /// pixels of the 448-px search copy) and the faces kept, per photo, decoded as the analysis
+  /// pixels of the search copy, the copy itself at 512 px) and the faces kept, per photo, decoded as the analysis
   /// tests do (upright, 8-bit, 512 px), so that a change to the detector can be checked for
   /// identical detections before it is timed. Also a count and checksum of the weaker
   /// candidates down to −0.5 (more of the scan is compared that way), and a checksum of the

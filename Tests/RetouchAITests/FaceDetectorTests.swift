@@ -8,8 +8,8 @@ import Testing
 @testable import RetouchAI
 
 @Suite struct FaceDetectorTests {
-  // Photos whose faces are at least ~15 % of the frame: the detector (no upsampling, 448-px
-  // search) must find them. The other face photos of the set (tiny faces in crowds, a face
+  // Photos whose faces are at least ~15 % of the frame: the detector (no upsampling, here a
+  // search of the 512-px copy) must find them. The other face photos of the set (tiny faces in crowds, a face
   // behind hair) are out of its reach by design.
   @Test(arguments: ["s01", "g46", "g48", "g57", "g63", "g65"])
   func findsClearFaces(id: String) throws {
@@ -143,7 +143,7 @@ import Testing
   func rawDetectionsAreDlibs(id: String, expected: [(Int, Int, Int, Int, Double)]) throws {
     let (image, _) = try AnalysisTestPhotos.load(id)
     let plane = GreyPlane(image: image)
-    let edge = FaceDetector.defaultDetectionLongEdge
+    let edge = 448  // the search size the detections were recorded at
     let search = plane.areaResized(toFitLongEdge: edge)
     for threads in [1, 2] {
       let found = FaceDetector.candidates(

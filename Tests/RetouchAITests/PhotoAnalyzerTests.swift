@@ -334,6 +334,26 @@ struct ExposureAnalysisTests {
     #expect(fix.value(of: .temperature) > 0.1, "\(fix.properties)")
   }
 
+  /// Faces of about a tenth of the frame are searched for in a grey copy of the photo itself
+  /// (768 px), not in the 512-px analysis copy, where a face must be about a sixth of the frame.
+  /// g65, four friends at a café table, had one face of four found; g64, a father and child on
+  /// a lawn at dusk lit by flash, none, so without EXIF it read as a night scene.
+  @Test func facesOfATenthOfTheFrameAreFound() throws {
+    let table = try AnalysisFixtures.decode("g65").image
+    let friends = analyzer.analyze(table, metadata: nil, measureNoise: false).faces
+    #expect(friends.count == 4, "\(friends.map(\.bounds))")
+    #expect(friends.allSatisfy { $0.bounds.width < 0.15 })
+    let lawn = try AnalysisFixtures.decode("g64").image
+    let a = analyzer.analyze(lawn, metadata: nil, measureNoise: false)
+    let father = try #require(a.faces.first)
+    #expect(father.bounds.width < 0.12)
+    #expect(!a.exposure.isDarkOnPurpose)
+    // Read as a night scene, its colour was not trusted and a cool cast was left on it.
+    let cool = AnalysisFixtures.cast(lawn, .cool, strength: 0.15)
+    let fix = try #require(SuggestionEngine().topSuggestion(for: cool))
+    #expect(fix.value(of: .temperature) > 0.1, "\(fix.properties)")
+  }
+
   /// `image` with each pixel set to its Rec. 709 luma in every channel.
   static func grey(_ image: Image) -> Image {
     var out = image

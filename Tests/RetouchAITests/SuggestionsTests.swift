@@ -218,7 +218,7 @@ struct SuggestionsTests {
 
   /// Skin on the face photos keeps its hue (within 3°) under every suggestion but the themes,
   /// measured on the face region rendered with RetouchRender. (g46 replaces g47: the face
-  /// detector, which runs on a 448 px copy, finds no face in g47, so the test could not run.)
+  /// detector finds no face in g47, so the test could not run.)
   @Test(arguments: ["s01", "g46", "g63", "g65"])
   func skinHueIsKept(id: String) async throws {
     let (image, metadata) = try TestPhotos.load(id)

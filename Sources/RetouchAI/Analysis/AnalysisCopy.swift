@@ -38,7 +38,7 @@ enum AnalysisCopy {
   }
 
   /// Box-averages `factor × factor` blocks into an 8-bit RGB image (`factor` 1 converts only).
-  private static func reduce(_ image: Image, factor k: Int) -> Image {
+  static func reduce(_ image: Image, factor k: Int) -> Image {
     let n = image.format.channelCount
     let sixteen = image.format.bitDepth == 16
     let outW = max(1, image.width / k), outH = max(1, image.height / k)

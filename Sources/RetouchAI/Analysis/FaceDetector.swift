@@ -9,8 +9,11 @@ import RetouchRender
 ///
 /// Detection runs dlib's built-in HOG frontal face detector (compiled into libdlib; no model
 /// file) on a grey copy shrunk by area averaging to ``detectionLongEdge`` pixels, without
-/// upsampling, so a face must be at least about 80 px in that copy — 18 % of the photo's
-/// long edge at the default 448. Candidates are then filtered: a weak detection must
+/// upsampling, so a face must be at least about 80 px in that copy: a tenth of the photo's
+/// long edge at the default 768, when the photo is that large. The analysis searches a grey
+/// copy of the photo itself, not of its 512-px analysis copy (where a face needed to be a
+/// sixth of the frame), and measures the faces in the analysis copy. Candidates are then
+/// filtered: a weak detection must
 /// also show skin-like colour under it (this removes round badges and textures that dlib takes
 /// for faces), unless the photo has no colour to judge by.
 ///
@@ -31,7 +34,15 @@ public struct FaceDetector: Sendable {
   /// 4 of 6, 384 px the same plus a couple's second face, 448 px all 6 (adds a B&W pair and one
   /// face of a group at a table), 512 px also the other two faces of that group. Split over two
   /// threads the wall time is about half the CPU time on two idle cores.
-  public static let defaultDetectionLongEdge = 448
+  ///
+  /// 768 px since the analysis searches a copy of the full photo: it finds faces of a tenth of
+  /// the frame (all four friends at that table, a father on a lawn at dusk), which matter as
+  /// much as large ones (a flash-lit family photo without them read as a night scene and kept
+  /// its colour cast). The search costs about three times the 448-px one; on a 12 MP photo
+  /// `suggestions` went from 48–49 ms to 61–67 ms (`retouch-bench ai --runs 9`, two
+  /// alternating runs each), `topSuggestion` on a 512-px copy (searched at 512) stayed at
+  /// 10–11 ms.
+  public static let defaultDetectionLongEdge = 768
 
   /// Long edge of the grey copy searched; larger finds smaller faces and costs more (the cost
   /// grows with the pixel count).
@@ -63,10 +74,11 @@ public struct FaceDetector: Sendable {
     Thread.detachNewThread { _ = rt_faces_prewarm() }
   }()
 
-  /// Faces in `image` (the small upright analysis copy, 8- or 16-bit RGB or RGBA), largest
-  /// first, each with its skin colour, lighting and blur measured.
+  /// Faces in `image` (an upright photo or a small copy of one, 8- or 16-bit RGB or RGBA),
+  /// largest first, each with its skin colour, lighting and blur measured.
   ///
-  /// Cost at the default size: ~8 ms of CPU on a 512-px copy (`retouch-bench ai`, median of 5
+  /// A 512-px copy is searched whole at the default size: the bench's `faces alone` stage went
+  /// from 4.6–4.9 ms to 5.2 ms when the default left 448 px. Earlier, at 448 px: ~8 ms of CPU on a 512-px copy (`retouch-bench ai`, median of 5
   /// alternating runs of 15 rounds, release build, 2-vCPU Xeon shared with another agent's
   /// builds; 10 ms with dlib's feature extraction and the earlier filter loop, ~15 ms with dlib's
   /// own scanner, with which the sizes in ``defaultDetectionLongEdge`` were compared). The C++
@@ -81,9 +93,15 @@ public struct FaceDetector: Sendable {
   }
 
   /// `detect(in:)` with the grey plane and focus map already computed for `image`.
-  package func detect(in image: Image, plane: GreyPlane, focus: FocusMap) -> [FaceObservation] {
+  ///
+  /// - Parameter searchPlane: the grey copy to search instead of `plane`, made from the photo
+  ///   `image` stands for when that is larger (``searchPlane(of:longEdge:)``), so that faces too
+  ///   small to find in `image` are found; they are measured in `image` all the same.
+  package func detect(
+    in image: Image, plane: GreyPlane, focus: FocusMap, searchPlane: GreyPlane? = nil
+  ) -> [FaceObservation] {
     let candidates = Self.candidates(
-      in: plane, longEdge: detectionLongEdge, threshold: 0, threads: threads)
+      in: searchPlane ?? plane, longEdge: detectionLongEdge, threshold: 0, threads: threads)
     var faces: [FaceObservation] = []
     for c in candidates {
       let face = Self.measure(
@@ -96,6 +114,17 @@ public struct FaceDetector: Sendable {
       let aa = a.bounds.width * a.bounds.height, ba = b.bounds.width * b.bounds.height
       return aa != ba ? aa > ba : a.score > b.score
     }
+  }
+
+  /// The grey copy of `photo` (any size, 8- or 16-bit RGB or RGBA) to search with a long edge of
+  /// `longEdge`: box-averaged by the integer factor that keeps it at least that long, then
+  /// area-resized the rest of the way.
+  ///
+  /// Cost: one pass over the photo (the analysis copy's reduction, ~4 ms of CPU on 12 MP).
+  package static func searchPlane(of photo: Image, longEdge: Int) -> GreyPlane {
+    let k = max(1, photo.size.longEdge / max(1, longEdge))
+    let reduced = AnalysisCopy.reduce(photo, factor: k)
+    return GreyPlane(image: reduced).areaResized(toFitLongEdge: longEdge)
   }
 
   /// Raw detections (normalized boxes and dlib scores above `threshold`) on a grey copy of

@@ -7,8 +7,10 @@ import RetouchRender
 
 /// Measures a photo: exposure, colour cast, faces, subject, grain, softness and scene.
 ///
-/// Everything except grain is measured on a small upright copy (long edge 512...640 px, see
-/// ``analysisCopy(of:)``); grain needs the full-resolution pixels. A value type without state:
+/// Everything except grain and the search for faces is measured on a small upright copy (long
+/// edge 512...640 px, see ``analysisCopy(of:)``); grain needs the full-resolution pixels, and
+/// faces are searched for in a 768-px grey copy of the photo (when it is larger than the copy),
+/// so that faces of a tenth of the frame are found (``FaceDetector``). A value type without state:
 /// safe to use from any task. Same input, same result, bit for bit (sums run over fixed bands and
 /// are added in order, whatever the thread count).
 ///
@@ -77,14 +79,17 @@ public struct PhotoAnalyzer: Sendable {
     alongside: @Sendable () -> Extra
   ) -> (analysis: PhotoAnalysis, extra: Extra) {
     var (analysis, extra) = analyzeSmall(
-      small, fullSize: image.size, metadata: metadata, alongside: alongside)
+      small, fullSize: image.size, metadata: metadata,
+      photo: image.size.longEdge > small.size.longEdge ? image : nil, alongside: alongside)
     if measureNoise { analysis.noise = self.measureNoise(of: image, analysis: analysis) }
     measureFullResolution(of: image, small: small, analysis: &analysis)
     return (analysis, extra)
   }
 
   /// Measures an analysis copy the caller already made with ``analysisCopy(of:)`` (or any 8-bit
-  /// RGB(A) image of about 512 px), without grain (``PhotoAnalysis/noise`` is nil).
+  /// RGB(A) image of about 512 px), without grain (``PhotoAnalysis/noise`` is nil). Faces are
+  /// searched for in the copy, so only those of about a sixth of its long edge and larger are
+  /// found; ``analyze(_:metadata:measureNoise:)`` searches the photo itself.
   ///
   /// - Parameter fullSize: the size of the full photo the copy stands for
   ///   (``PhotoAnalysis/pixelSize``).
@@ -99,7 +104,7 @@ public struct PhotoAnalyzer: Sendable {
   /// copy and that copy's Lab pixels there, ~0.7 ms that used to follow the analysis: ~2–3 %
   /// off `topSuggestion`, 4 × 40 interleaved `retouch-bench ai` runs).
   func analyzeSmall<Extra: Sendable>(
-    _ small: Image, fullSize: PixelSize, metadata: PhotoMetadata?,
+    _ small: Image, fullSize: PixelSize, metadata: PhotoMetadata?, photo: Image? = nil,
     alongside: @Sendable () -> Extra
   ) -> (analysis: PhotoAnalysis, extra: Extra) {
     let copy = small.format == .rgb8 ? small : AnalysisCopy.make(from: small)
@@ -119,7 +124,7 @@ public struct PhotoAnalyzer: Sendable {
       detectionLongEdge: FaceDetector.defaultDetectionLongEdge, threads: 1)
     let faceSlot = Slot<([FaceObservation], SubjectAnalysis)?>(nil)
     let statsSlot = Slot<StatisticsSide?>(nil)
-    let shared = SharedInputs(copy: copy, plane: plane, focus: focus)
+    let shared = SharedInputs(copy: copy, plane: plane, focus: focus, photo: photo)
     DispatchQueue.concurrentPerform(iterations: 2) { side in
       if side == 0 {
         faceSlot.value = Self.facesSide(shared, detector: faceDetector)
@@ -201,7 +206,11 @@ public struct PhotoAnalyzer: Sendable {
   private static func facesSide(
     _ shared: SharedInputs, detector: FaceDetector
   ) -> ([FaceObservation], SubjectAnalysis) {
-    let faces = detector.detect(in: shared.copy, plane: shared.plane, focus: shared.focus)
+    let search = shared.photo.map {
+      FaceDetector.searchPlane(of: $0, longEdge: detector.detectionLongEdge)
+    }
+    let faces = detector.detect(
+      in: shared.copy, plane: shared.plane, focus: shared.focus, searchPlane: search)
     let subject = SubjectFinder.findSubject(plane: shared.plane, focus: shared.focus, faces: faces)
     return (faces, subject)
   }
@@ -222,6 +231,9 @@ public struct PhotoAnalyzer: Sendable {
     let copy: Image
     let plane: GreyPlane
     let focus: FocusMap
+    /// The photo at its own size when it is larger than the copy: faces are searched for in a
+    /// grey copy of it (``FaceDetector/searchPlane(of:longEdge:)``).
+    let photo: Image?
   }
 
   /// A result written by exactly one side of a `concurrentPerform` and read only after it
