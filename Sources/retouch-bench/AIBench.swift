@@ -123,11 +123,11 @@ enum AIBench {
   }
 
   /// With more than one `--input`: the face detector's raw detections (dlib score above 0, box in
-  /// pixels of the search copy, the copy itself at 512 px) and the faces kept, per photo, decoded as the analysis
-  /// tests do (upright, 8-bit, 512 px), so that a change to the detector can be checked for
-  /// identical detections before it is timed. Also a count and checksum of the weaker
-  /// candidates down to −0.5 (more of the scan is compared that way), and a checksum of the
-  /// whole `analyzeSmall` result (its JSON, every Double written exactly) for changes to the
+  /// pixels of the search copy, here the 512-px copy itself) and the faces kept, per photo,
+  /// decoded as the analysis tests do (upright, 8-bit, 512 px), so that a change to the detector
+  /// can be checked for identical detections before it is timed. Also a count and checksum of
+  /// the weaker candidates down to −0.5 (more of the scan is compared that way), and a checksum
+  /// of the whole `analyzeSmall` result (its JSON, every Double written exactly) for changes to the
   /// other measurements.
   static func printResults(_ paths: [String]) throws {
     print("\n# faces: raw detections (x y w h in search-copy px, score) and faces kept")

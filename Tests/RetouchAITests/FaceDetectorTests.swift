@@ -9,8 +9,8 @@ import Testing
 
 @Suite struct FaceDetectorTests {
   // Photos whose faces are at least ~15 % of the frame: the detector (no upsampling, here a
-  // search of the 512-px copy) must find them. The other face photos of the set (tiny faces in crowds, a face
-  // behind hair) are out of its reach by design.
+  // search of the 512-px copy) must find them. The other face photos of the set (tiny faces in
+  // crowds, a face behind hair) are out of its reach by design.
   @Test(arguments: ["s01", "g46", "g48", "g57", "g63", "g65"])
   func findsClearFaces(id: String) throws {
     let (image, _) = try AnalysisTestPhotos.load(id)

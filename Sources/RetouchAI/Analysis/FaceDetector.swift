@@ -13,9 +13,8 @@ import RetouchRender
 /// long edge at the default 768, when the photo is that large. The analysis searches a grey
 /// copy of the photo itself, not of its 512-px analysis copy (where a face needed to be a
 /// sixth of the frame), and measures the faces in the analysis copy. Candidates are then
-/// filtered: a weak detection must
-/// also show skin-like colour under it (this removes round badges and textures that dlib takes
-/// for faces), unless the photo has no colour to judge by.
+/// filtered: a weak detection must also show skin-like colour under it (this removes round
+/// badges and textures that dlib takes for faces), unless the photo has no colour to judge by.
 ///
 /// Thread-safe and reentrant: the C++ shim reads dlib's model once into read-only filters that
 /// every caller shares, computes dlib's HOG features itself (the same floats as dlib's
@@ -39,9 +38,9 @@ public struct FaceDetector: Sendable {
   /// the frame (all four friends at that table, a father on a lawn at dusk), which matter as
   /// much as large ones (a flash-lit family photo without them read as a night scene and kept
   /// its colour cast). The search costs about three times the 448-px one; on a 12 MP photo
-  /// `suggestions` went from 48–49 ms to 61–67 ms (`retouch-bench ai --runs 9`, two
-  /// alternating runs each), `topSuggestion` on a 512-px copy (searched at 512) stayed at
-  /// 10–11 ms.
+  /// `suggestions` went from 45–49 ms to 53–65 ms (`retouch-bench ai --runs 9`, two
+  /// alternating runs each, the detector on two threads there), and `topSuggestion` on a
+  /// 512-px copy (searched at 512) from 9.7–10.1 ms to 9.7–11.6 ms.
   public static let defaultDetectionLongEdge = 768
 
   /// Long edge of the grey copy searched; larger finds smaller faces and costs more (the cost
@@ -78,12 +77,13 @@ public struct FaceDetector: Sendable {
   /// largest first, each with its skin colour, lighting and blur measured.
   ///
   /// A 512-px copy is searched whole at the default size: the bench's `faces alone` stage went
-  /// from 4.6–4.9 ms to 5.2 ms when the default left 448 px. Earlier, at 448 px: ~8 ms of CPU on a 512-px copy (`retouch-bench ai`, median of 5
-  /// alternating runs of 15 rounds, release build, 2-vCPU Xeon shared with another agent's
-  /// builds; 10 ms with dlib's feature extraction and the earlier filter loop, ~15 ms with dlib's
-  /// own scanner, with which the sizes in ``defaultDetectionLongEdge`` were compared). The C++
-  /// scan of the 448-px search copy alone, one thread, best of 100: pyramid 0.7 ms, features
-  /// 3.05 ms (dlib's 3.85), filters 1.5 ms (1.97). The very first call in a process also
+  /// from 4.6–4.9 ms to 5.2 ms when the default left 448 px. Earlier, at 448 px: ~8 ms of CPU
+  /// on a 512-px copy (`retouch-bench ai`, median of 5 alternating runs of 15 rounds, release
+  /// build, 2-vCPU Xeon shared with other builds; 10 ms with dlib's feature extraction and the
+  /// earlier filter loop, ~15 ms with dlib's own scanner, with which the sizes in
+  /// ``defaultDetectionLongEdge`` were compared). The C++ scan of the 448-px search copy alone,
+  /// one thread, best of 100: pyramid 0.7 ms, features 3.05 ms (dlib's 3.85), filters 1.5 ms
+  /// (1.97). The very first call in a process also
   /// decodes dlib's model (~0.5 s of CPU) unless ``prewarm()`` already did. Returns an empty
   /// list when the image is too small to hold a findable face or when the detector fails (out
   /// of memory).
