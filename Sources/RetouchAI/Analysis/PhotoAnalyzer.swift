@@ -74,7 +74,33 @@ public struct PhotoAnalyzer: Sendable {
   /// ``analyze(_:copy:metadata:measureNoise:)`` that also runs `alongside`, work of the
   /// caller's that needs none of the analysis, on the core the analysis's last stage leaves
   /// free (see ``analyzeSmall(_:fullSize:metadata:alongside:)``), and returns its result.
+  ///
+  /// A picture framed in flat bars (``PictureBorder``) is measured without them; the faces and
+  /// the subject are placed in the whole frame.
   func analyze<Extra: Sendable>(
+    _ image: Image, copy small: Image, metadata: PhotoMetadata?, measureNoise: Bool,
+    alongside: @Sendable () -> Extra
+  ) -> (analysis: PhotoAnalysis, extra: Extra) {
+    let copy = small.format == .rgb8 ? small : AnalysisCopy.make(from: small)
+    guard let inner = PictureBorder.content(of: copy) else {
+      return analyzePicture(
+        image, copy: copy, metadata: metadata, measureNoise: measureNoise, alongside: alongside)
+    }
+    let pictureCopy = PictureBorder.crop(copy, to: inner)
+    let picture =
+      image.size == copy.size
+      ? pictureCopy
+      : PictureBorder.crop(
+        image, to: PictureBorder.scaled(inner, from: copy.size, to: image.size))
+    var (analysis, extra) = analyzePicture(
+      picture, copy: pictureCopy, metadata: metadata, measureNoise: measureNoise,
+      alongside: alongside)
+    analysis.placeInFrame(PictureBorder.normalized(inner, in: copy.size), size: image.size)
+    return (analysis, extra)
+  }
+
+  /// ``analyze(_:copy:metadata:measureNoise:alongside:)`` of a picture without a frame.
+  private func analyzePicture<Extra: Sendable>(
     _ image: Image, copy small: Image, metadata: PhotoMetadata?, measureNoise: Bool,
     alongside: @Sendable () -> Extra
   ) -> (analysis: PhotoAnalysis, extra: Extra) {
@@ -96,7 +122,18 @@ public struct PhotoAnalyzer: Sendable {
   public func analyzeSmall(_ small: Image, fullSize: PixelSize, metadata: PhotoMetadata?)
     -> PhotoAnalysis
   {
-    analyzeSmall(small, fullSize: fullSize, metadata: metadata, alongside: {}).analysis
+    let copy = small.format == .rgb8 ? small : AnalysisCopy.make(from: small)
+    guard let inner = PictureBorder.content(of: copy) else {
+      return analyzeSmall(copy, fullSize: fullSize, metadata: metadata, alongside: {}).analysis
+    }
+    let picture = PictureBorder.scaled(inner, from: copy.size, to: fullSize)
+    var analysis = analyzeSmall(
+      PictureBorder.crop(copy, to: inner),
+      fullSize: PixelSize(width: picture.width, height: picture.height), metadata: metadata,
+      alongside: {}
+    ).analysis
+    analysis.placeInFrame(PictureBorder.normalized(inner, in: copy.size), size: fullSize)
+    return analysis
   }
 
   /// ``analyzeSmall(_:fullSize:metadata:)`` that also runs `alongside` beside the softness
