@@ -49,6 +49,10 @@ public struct PhotoAnalyzer: Sendable {
 
   /// Measures `image`, the upright photo at any size (8- or 16-bit RGB or RGBA).
   ///
+  /// A picture framed in flat bars (letterbox or pillarbox bars, a plain mount; see
+  /// ``PictureBorder``) is measured without them, and its faces and subject are placed in the
+  /// whole frame. The cost of that is one copy of the picture at its own size.
+  ///
   /// - Parameters:
   ///   - metadata: the file's metadata; its EXIF exposure facts tell a photo that is dark on
   ///     purpose from an underexposed one. Without it that call is more conservative (see
@@ -115,7 +119,8 @@ public struct PhotoAnalyzer: Sendable {
   /// Measures an analysis copy the caller already made with ``analysisCopy(of:)`` (or any 8-bit
   /// RGB(A) image of about 512 px), without grain (``PhotoAnalysis/noise`` is nil). Faces are
   /// searched for in the copy, so only those of about a sixth of its long edge and larger are
-  /// found; ``analyze(_:metadata:measureNoise:)`` searches the photo itself.
+  /// found; ``analyze(_:metadata:measureNoise:)`` searches the photo itself. A picture framed in
+  /// flat bars is measured without them, as there (``PictureBorder``).
   ///
   /// - Parameter fullSize: the size of the full photo the copy stands for
   ///   (``PhotoAnalysis/pixelSize``).
