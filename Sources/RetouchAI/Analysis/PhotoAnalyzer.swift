@@ -86,20 +86,17 @@ public struct PhotoAnalyzer: Sendable {
     alongside: @Sendable () -> Extra
   ) -> (analysis: PhotoAnalysis, extra: Extra) {
     let copy = small.format == .rgb8 ? small : AnalysisCopy.make(from: small)
-    guard let inner = PictureBorder.content(of: copy) else {
+    guard let frame = PictureBorder.framing(of: copy, photoSize: image.size) else {
       return analyzePicture(
         image, copy: copy, metadata: metadata, measureNoise: measureNoise, alongside: alongside)
     }
-    let pictureCopy = PictureBorder.crop(copy, to: inner)
+    let pictureCopy = PictureBorder.crop(copy, to: frame.inCopy)
     let picture =
-      image.size == copy.size
-      ? pictureCopy
-      : PictureBorder.crop(
-        image, to: PictureBorder.scaled(inner, from: copy.size, to: image.size))
+      image.size == copy.size ? pictureCopy : PictureBorder.crop(image, to: frame.inPhoto)
     var (analysis, extra) = analyzePicture(
       picture, copy: pictureCopy, metadata: metadata, measureNoise: measureNoise,
       alongside: alongside)
-    analysis.placeInFrame(PictureBorder.normalized(inner, in: copy.size), size: image.size)
+    analysis.placeInFrame(frame.picture, size: image.size)
     return (analysis, extra)
   }
 
@@ -128,16 +125,15 @@ public struct PhotoAnalyzer: Sendable {
     -> PhotoAnalysis
   {
     let copy = small.format == .rgb8 ? small : AnalysisCopy.make(from: small)
-    guard let inner = PictureBorder.content(of: copy) else {
+    guard let frame = PictureBorder.framing(of: copy, photoSize: fullSize) else {
       return analyzeSmall(copy, fullSize: fullSize, metadata: metadata, alongside: {}).analysis
     }
-    let picture = PictureBorder.scaled(inner, from: copy.size, to: fullSize)
     var analysis = analyzeSmall(
-      PictureBorder.crop(copy, to: inner),
-      fullSize: PixelSize(width: picture.width, height: picture.height), metadata: metadata,
-      alongside: {}
+      PictureBorder.crop(copy, to: frame.inCopy),
+      fullSize: PixelSize(width: frame.inPhoto.width, height: frame.inPhoto.height),
+      metadata: metadata, alongside: {}
     ).analysis
-    analysis.placeInFrame(PictureBorder.normalized(inner, in: copy.size), size: fullSize)
+    analysis.placeInFrame(frame.picture, size: fullSize)
     return analysis
   }
 

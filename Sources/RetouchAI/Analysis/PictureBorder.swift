@@ -28,28 +28,53 @@ enum PictureBorder {
   /// blends with the picture in a downscaled copy); at least two pixels.
   static let symmetryShare = 0.01
 
+  /// A rectangle of whole pixels.
+  typealias PixelRect = (x: Int, y: Int, width: Int, height: Int)
+
+  /// Where a framed picture lies.
+  struct Framing {
+    /// In the analysis copy the frame was found in.
+    var inCopy: PixelRect
+    /// In the photo the copy stands for, rounded inwards so that no bar pixel is kept.
+    var inPhoto: PixelRect
+    /// In unit coordinates of the whole frame.
+    var picture: NormalizedRect
+  }
+
+  /// Where the picture inside `copy`'s frame lies, in `copy` and in the photo of `photoSize` it
+  /// stands for, or nil when it has no frame.
+  ///
+  /// - Parameter copy: an 8-bit RGB image (the analysis copy).
+  static func framing(of copy: Image, photoSize: PixelSize) -> Framing? {
+    content(of: copy).map {
+      Framing(
+        inCopy: $0, inPhoto: scaled($0, from: copy.size, to: photoSize),
+        picture: normalized($0, in: copy.size))
+    }
+  }
+
   /// The picture inside `copy`'s frame as a pixel rectangle, or nil when it has none.
   ///
   /// - Parameter copy: an 8-bit RGB image (the analysis copy).
-  static func content(of copy: Image) -> (x: Int, y: Int, width: Int, height: Int)? {
+  static func content(of copy: Image) -> PixelRect? {
     precondition(copy.format == .rgb8)
     let w = copy.width, h = copy.height
     guard w >= 16, h >= 16 else { return nil }
-    return copy.withUnsafeBytes { raw -> (x: Int, y: Int, width: Int, height: Int)? in
+    return copy.withUnsafeBytes { raw -> PixelRect? in
       let px = raw.bindMemory(to: UInt8.self)
-      func pixel(_ x: Int, _ y: Int) -> (Int, Int, Int) {
+      typealias RGB = (Int, Int, Int)
+      typealias Bar = (count: Int, colour: RGB)
+      func pixel(_ x: Int, _ y: Int) -> RGB {
         let i = (y * w + x) * 3
         return (Int(px[i]), Int(px[i + 1]), Int(px[i + 2]))
       }
-      func near(_ a: (Int, Int, Int), _ b: (Int, Int, Int)) -> Bool {
+      func near(_ a: RGB, _ b: RGB) -> Bool {
         abs(a.0 - b.0) <= flatness && abs(a.1 - b.1) <= flatness && abs(a.2 - b.2) <= flatness
       }
       // Lines from an edge (rows from the top or bottom, columns from the left or right) that
-      // are flat in the colour of the edge's first pixel: `count` lines of `span` pixels,
-      // `at(line, i)` the i-th pixel of a line counted from the edge.
-      func bar(
-        count: Int, span: Range<Int>, at: (Int, Int) -> (Int, Int, Int)
-      ) -> (count: Int, colour: (Int, Int, Int)) {
+      // are flat in the colour of the edge's first pixel: at most `count` lines of `span`
+      // pixels, `at(line, i)` the i-th pixel of a line counted from the edge.
+      func bar(count: Int, span: Range<Int>, at: (Int, Int) -> RGB) -> Bar {
         let colour = at(0, span.lowerBound)
         var n = 0
         lines: while n < count {
@@ -58,16 +83,8 @@ enum PictureBorder {
         }
         return (n, colour)
       }
-      func rowBar(fromTop: Bool, x0: Int, x1: Int) -> (count: Int, colour: (Int, Int, Int)) {
-        bar(count: h, span: x0..<x1) { n, x in pixel(x, fromTop ? n : h - 1 - n) }
-      }
-      func columnBar(fromLeft: Bool, y0: Int, y1: Int) -> (count: Int, colour: (Int, Int, Int)) {
-        bar(count: w, span: y0..<y1) { n, y in pixel(fromLeft ? n : w - 1 - n, y) }
-      }
-      func pair(
-        _ a: (count: Int, colour: (Int, Int, Int)), _ b: (count: Int, colour: (Int, Int, Int)),
-        side: Int
-      ) -> (Int, Int)? {
+      // The two bars' thicknesses when they make a frame across a side `side` pixels long.
+      func pair(_ a: Bar, _ b: Bar, side: Int) -> (Int, Int)? {
         let thinnest = max(2, Int((minimumShare * Double(side)).rounded(.up)))
         let slack = max(2, Int((symmetryShare * Double(side)).rounded()))
         guard min(a.count, b.count) >= thinnest, abs(a.count - b.count) <= slack,
@@ -75,20 +92,20 @@ enum PictureBorder {
         else { return nil }
         return (a.count, b.count)
       }
-      var rect = (x: 0, y: 0, width: w, height: h)
-      if let (top, bottom) = pair(
-        rowBar(fromTop: true, x0: 0, x1: w), rowBar(fromTop: false, x0: 0, x1: w), side: h)
-      {
-        rect.y = top
-        rect.height = h - top - bottom
+      var rect: PixelRect = (0, 0, w, h)
+      let top = bar(count: h, span: 0..<w) { n, x in pixel(x, n) }
+      let bottom = bar(count: h, span: 0..<w) { n, x in pixel(x, h - 1 - n) }
+      if let (t, b) = pair(top, bottom, side: h) {
+        rect.y = t
+        rect.height = h - t - b
       }
-      let y0 = rect.y, y1 = rect.y + rect.height
-      if let (left, right) = pair(
-        columnBar(fromLeft: true, y0: y0, y1: y1), columnBar(fromLeft: false, y0: y0, y1: y1),
-        side: w)
-      {
-        rect.x = left
-        rect.width = w - left - right
+      // Columns only across the rows left between horizontal bars (a mount has all four).
+      let rows = rect.y..<(rect.y + rect.height)
+      let left = bar(count: w, span: rows) { n, y in pixel(n, y) }
+      let right = bar(count: w, span: rows) { n, y in pixel(w - 1 - n, y) }
+      if let (l, r) = pair(left, right, side: w) {
+        rect.x = l
+        rect.width = w - l - r
       }
       return rect.width == w && rect.height == h ? nil : rect
     }
@@ -96,9 +113,7 @@ enum PictureBorder {
 
   /// `rect` (a pixel rectangle of an image `from` large) scaled to an image `to` large, rounded
   /// inwards so that no bar pixel is kept.
-  static func scaled(
-    _ rect: (x: Int, y: Int, width: Int, height: Int), from: PixelSize, to: PixelSize
-  ) -> (x: Int, y: Int, width: Int, height: Int) {
+  private static func scaled(_ rect: PixelRect, from: PixelSize, to: PixelSize) -> PixelRect {
     let sx = Double(to.width) / Double(from.width), sy = Double(to.height) / Double(from.height)
     let x0 = Int((Double(rect.x) * sx).rounded(.up))
     let y0 = Int((Double(rect.y) * sy).rounded(.up))
@@ -108,7 +123,7 @@ enum PictureBorder {
   }
 
   /// The pixels of `image` inside `rect` (any pixel format), as a new image.
-  static func crop(_ image: Image, to rect: (x: Int, y: Int, width: Int, height: Int)) -> Image {
+  static func crop(_ image: Image, to rect: PixelRect) -> Image {
     var out = Image(
       uninitializedWidth: rect.width, height: rect.height, format: image.format,
       colorSpace: image.colorSpace)
@@ -127,9 +142,7 @@ enum PictureBorder {
   }
 
   /// The pixel rectangle `rect` of an image `size` large, normalized.
-  static func normalized(
-    _ rect: (x: Int, y: Int, width: Int, height: Int), in size: PixelSize
-  ) -> NormalizedRect {
+  private static func normalized(_ rect: PixelRect, in size: PixelSize) -> NormalizedRect {
     let w = Double(size.width), h = Double(size.height)
     return NormalizedRect(
       x: Double(rect.x) / w, y: Double(rect.y) / h, width: Double(rect.width) / w,
