@@ -39,13 +39,18 @@ enum AnalysisCopy {
 
   /// Box-averages `factor × factor` blocks into an 8-bit RGB image (`factor` 1 converts only).
   static func reduce(_ image: Image, factor k: Int) -> Image {
+    reduce(PhotoRegion(image), factor: k)
+  }
+
+  /// The same reduction of a region of a photo, read in place.
+  static func reduce(_ region: PhotoRegion, factor k: Int) -> Image {
+    let image = region.image
     let n = image.format.channelCount
     let sixteen = image.format.bitDepth == 16
-    let outW = max(1, image.width / k), outH = max(1, image.height / k)
-    let kx = min(k, image.width), ky = min(k, image.height)
+    let outW = max(1, region.width / k), outH = max(1, region.height / k)
+    let kx = min(k, region.width), ky = min(k, region.height)
     var out = Image(
       uninitializedWidth: outW, height: outH, format: .rgb8, colorSpace: image.colorSpace)
-    let srcWidth = image.width
     // A block sum times this, plus ½, truncated: the rounded block mean in 8-bit code values
     // (a multiply instead of three integer divisions per output pixel).
     let scale = 1 / (Double(kx * ky) * (sixteen ? 257 : 1))
@@ -71,10 +76,10 @@ enum AnalysisCopy {
           for oy in rows {
             if narrow {
               let base = srcPtr.pointer.assumingMemoryBound(to: UInt8.self)
-              let first = base + oy * ky * srcWidth * n
+              let first = base + region.componentIndex(column: 0, row: oy * ky)
               for i in 0..<rowLength { acc16[i] = UInt16(first[i]) }
               for dy in 1..<max(1, ky) {
-                let s = base + (oy * ky + dy) * srcWidth * n
+                let s = base + region.componentIndex(column: 0, row: oy * ky + dy)
                 for i in 0..<rowLength { acc16[i] &+= UInt16(s[i]) }
               }
             } else {
@@ -82,10 +87,14 @@ enum AnalysisCopy {
               for dy in 0..<ky {
                 let sy = oy * ky + dy
                 if sixteen {
-                  let s = (srcPtr.pointer.assumingMemoryBound(to: UInt16.self)) + sy * srcWidth * n
+                  let s =
+                    srcPtr.pointer.assumingMemoryBound(to: UInt16.self)
+                    + region.componentIndex(column: 0, row: sy)
                   for i in 0..<rowLength { acc[i] &+= UInt32(s[i]) }
                 } else {
-                  let s = (srcPtr.pointer.assumingMemoryBound(to: UInt8.self)) + sy * srcWidth * n
+                  let s =
+                    srcPtr.pointer.assumingMemoryBound(to: UInt8.self)
+                    + region.componentIndex(column: 0, row: sy)
                   for i in 0..<rowLength { acc[i] &+= UInt32(s[i]) }
                 }
               }

@@ -529,7 +529,13 @@ enum ExposureMeasurement {
   /// (8- or 16-bit RGB(A); a 16-bit value counts by its high byte): the input of
   /// ``crushedBlack(_:total:cap:)`` without the analysis copy's resampling.
   static func fullResolutionFloors(_ image: Image) -> BlackCount {
-    let w = image.width, h = image.height
+    fullResolutionFloors(PhotoRegion(image))
+  }
+
+  /// The same count over a region of a photo, read in place.
+  static func fullResolutionFloors(_ region: PhotoRegion) -> BlackCount {
+    let image = region.image
+    let w = region.width, h = region.height
     let step = max(1, Int((Double(w * h) / Double(fullCountSamples)).squareRoot().rounded(.up)))
     let channels = image.format.channelCount
     let wide = image.format.bitDepth != 8
@@ -553,7 +559,7 @@ enum ExposureMeasurement {
             var withNeighbour = 0, pairs = 0
             var previousZero = false
             for x in stride(from: 0, to: w, by: step) {
-              let i = (y * w + x) * channels
+              let i = region.componentIndex(column: x, row: y)
               let lo: Int
               if wide {
                 let p = src.pointer.assumingMemoryBound(to: UInt16.self)

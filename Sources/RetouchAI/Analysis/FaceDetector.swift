@@ -116,12 +116,12 @@ public struct FaceDetector: Sendable {
     }
   }
 
-  /// The grey copy of `photo` (any size, 8- or 16-bit RGB or RGBA) to search with a long edge of
-  /// `longEdge`: box-averaged by the integer factor that keeps it at least that long, then
-  /// area-resized the rest of the way.
+  /// The grey copy of `photo` (a region of a photo of any size, 8- or 16-bit RGB or RGBA) to
+  /// search with a long edge of `longEdge`: box-averaged by the integer factor that keeps it at
+  /// least that long, then area-resized the rest of the way.
   ///
-  /// Cost: one pass over the photo (the analysis copy's reduction, ~4 ms of CPU on 12 MP).
-  package static func searchPlane(of photo: Image, longEdge: Int) -> GreyPlane {
+  /// Cost: one pass over the region (the analysis copy's reduction, ~4 ms of CPU on 12 MP).
+  static func searchPlane(of photo: PhotoRegion, longEdge: Int) -> GreyPlane {
     let k = max(1, photo.size.longEdge / max(1, longEdge))
     let reduced = AnalysisCopy.reduce(photo, factor: k)
     return GreyPlane(image: reduced).areaResized(toFitLongEdge: longEdge)

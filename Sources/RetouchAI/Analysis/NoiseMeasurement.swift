@@ -29,8 +29,14 @@ enum NoiseMeasurement {
 
   /// Noise sigma in 8-bit code values, or nil when the photo is too small to sample.
   static func sigma(of image: Image) -> Double? {
+    sigma(of: PhotoRegion(image))
+  }
+
+  /// The same sigma for a region of a photo, read in place.
+  static func sigma(of region: PhotoRegion) -> Double? {
+    let image = region.image
     let t = tileSize
-    let w = image.width, h = image.height
+    let w = region.width, h = region.height
     guard w >= t, h >= t else { return nil }
     let tilesX = min(maxTilesPerSide, w / t), tilesY = min(maxTilesPerSide, h / t)
     let tileCount = tilesX * tilesY
@@ -53,7 +59,7 @@ enum NoiseMeasurement {
               let x0 = tilesX == 1 ? (w - t) / 2 : (w - t) * tx / (tilesX - 1)
               // Tile luma in 8-bit code units.
               for y in 0..<t {
-                let rowOffset = ((y0 + y) * w + x0) * n
+                let rowOffset = region.componentIndex(column: x0, row: y0 + y)
                 if sixteen {
                   let p = src.pointer.assumingMemoryBound(to: UInt16.self) + rowOffset
                   for x in 0..<t {

@@ -51,7 +51,7 @@ public struct PhotoAnalyzer: Sendable {
   ///
   /// A picture framed in flat bars (letterbox or pillarbox bars, a plain mount; see
   /// ``PictureBorder``) is measured without them, and its faces and subject are placed in the
-  /// whole frame. The cost of that is one copy of the picture at its own size.
+  /// whole frame. The picture is read where it lies in the photo, not copied out of its frame.
   ///
   /// - Parameters:
   ///   - metadata: the file's metadata; its EXIF exposure facts tell a photo that is dark on
@@ -88,28 +88,31 @@ public struct PhotoAnalyzer: Sendable {
     let copy = small.format == .rgb8 ? small : AnalysisCopy.make(from: small)
     guard let frame = PictureBorder.framing(of: copy, photoSize: image.size) else {
       return analyzePicture(
-        image, copy: copy, metadata: metadata, measureNoise: measureNoise, alongside: alongside)
+        PhotoRegion(image), copy: copy, metadata: metadata, measureNoise: measureNoise,
+        alongside: alongside)
     }
-    let pictureCopy = PictureBorder.crop(copy, to: frame.inCopy)
-    let picture =
-      image.size == copy.size ? pictureCopy : PictureBorder.crop(image, to: frame.inPhoto)
     var (analysis, extra) = analyzePicture(
-      picture, copy: pictureCopy, metadata: metadata, measureNoise: measureNoise,
-      alongside: alongside)
+      PhotoRegion(image, rect: frame.inPhoto), copy: PictureBorder.crop(copy, to: frame.inCopy),
+      metadata: metadata, measureNoise: measureNoise, alongside: alongside)
     analysis.placeInFrame(frame.picture, size: image.size)
     return (analysis, extra)
   }
 
-  /// ``analyze(_:copy:metadata:measureNoise:alongside:)`` of a picture without a frame.
+  /// ``analyze(_:copy:metadata:measureNoise:alongside:)`` of a picture without a frame: the
+  /// whole photo, or the region inside its frame.
   private func analyzePicture<Extra: Sendable>(
-    _ image: Image, copy small: Image, metadata: PhotoMetadata?, measureNoise: Bool,
+    _ picture: PhotoRegion, copy small: Image, metadata: PhotoMetadata?, measureNoise: Bool,
     alongside: @Sendable () -> Extra
   ) -> (analysis: PhotoAnalysis, extra: Extra) {
     var (analysis, extra) = analyzeSmall(
-      small, fullSize: image.size, metadata: metadata,
-      photo: image.size.longEdge > small.size.longEdge ? image : nil, alongside: alongside)
-    if measureNoise { analysis.noise = self.measureNoise(of: image, analysis: analysis) }
-    measureFullResolution(of: image, small: small, analysis: &analysis)
+      small, fullSize: picture.size, metadata: metadata,
+      photo: picture.size.longEdge > small.size.longEdge ? picture : nil, alongside: alongside)
+    if measureNoise {
+      analysis.noise = NoiseMeasurement.sigma(of: picture).map {
+        Self.noiseAnalysis(sigma: $0, meanLuma: analysis.exposure.meanLuma)
+      }
+    }
+    measureFullResolution(of: picture, small: small, analysis: &analysis)
     return (analysis, extra)
   }
 
@@ -142,7 +145,7 @@ public struct PhotoAnalyzer: Sendable {
   /// copy and that copy's Lab pixels there, ~0.7 ms that used to follow the analysis: ~2–3 %
   /// off `topSuggestion`, 4 × 40 interleaved `retouch-bench ai` runs).
   func analyzeSmall<Extra: Sendable>(
-    _ small: Image, fullSize: PixelSize, metadata: PhotoMetadata?, photo: Image? = nil,
+    _ small: Image, fullSize: PixelSize, metadata: PhotoMetadata?, photo: PhotoRegion? = nil,
     alongside: @Sendable () -> Extra
   ) -> (analysis: PhotoAnalysis, extra: Extra) {
     let copy = small.format == .rgb8 ? small : AnalysisCopy.make(from: small)
@@ -271,9 +274,9 @@ public struct PhotoAnalyzer: Sendable {
     let copy: Image
     let plane: GreyPlane
     let focus: FocusMap
-    /// The photo at its own size when it is larger than the copy: faces are searched for in a
-    /// grey copy of it (``FaceDetector/searchPlane(of:longEdge:)``).
-    let photo: Image?
+    /// The picture at its own size when it is larger than the copy: faces are searched for in
+    /// a grey copy of it (``FaceDetector/searchPlane(of:longEdge:)``).
+    let photo: PhotoRegion?
   }
 
   /// A result written by exactly one side of a `concurrentPerform` and read only after it
@@ -283,19 +286,19 @@ public struct PhotoAnalyzer: Sendable {
     init(_ value: Value) { self.value = value }
   }
 
-  /// The readings of an analysis made on `small` that the photo at its own size, `image`,
+  /// The readings of an analysis made on `small` that the picture at its own size, `picture`,
   /// reads better: the crushed black point
   /// (``ExposureMeasurement/fullResolutionCrush(_:noiseSigma:exposure:copyIsPhoto:)``),
-  /// judged with the grain when `analysis` has it; also when `image` is no larger than the
+  /// judged with the grain when `analysis` has it; also when `picture` is no larger than the
   /// copy, whose own reading then counted grain as well. Cost: a point-sampled pass over at
   /// most 3 MP (`suggestions` on 12 MP: no measurable change in `retouch-bench ai`), skipped
   /// where the copy is the photo and read no crush.
   private func measureFullResolution(
-    of image: Image, small: Image, analysis: inout PhotoAnalysis
+    of picture: PhotoRegion, small: Image, analysis: inout PhotoAnalysis
   ) {
     analysis.exposure.crushedBlack = ExposureMeasurement.fullResolutionCrush(
-      ExposureMeasurement.fullResolutionFloors(image), noiseSigma: analysis.noise?.sigma,
-      exposure: analysis.exposure, copyIsPhoto: image.pixelCount <= small.pixelCount)
+      ExposureMeasurement.fullResolutionFloors(picture), noiseSigma: analysis.noise?.sigma,
+      exposure: analysis.exposure, copyIsPhoto: picture.pixelCount <= small.pixelCount)
   }
 
   /// Grain of the full-resolution photo, to add to an analysis made with
