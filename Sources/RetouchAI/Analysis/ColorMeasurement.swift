@@ -12,6 +12,10 @@ import Foundation
 ///   object adds only its outline here, which is what makes the pair robust to it.
 enum ColorMeasurement {
   /// - Parameters:
+  ///   - lights: how clearly the photo is dark by its own lights (a night street, a lamp-lit
+  ///     room; ``ExposureMeasurement/darkIntent(hist:total:medianL:p99L:sceneEV:flashFired:)``).
+  ///   - blueLight: how clearly it is dark by blue light all over it (twilight, a storm;
+  ///     ``ExposureMeasurement/blueLight(_:medianL:sceneEV:flashFired:)``).
   ///   - greyPixels: the grey-pixel estimate of the same copy (``GreyPixels``), kept as
   ///     ``ColorAnalysis/greyPixelTint`` and ``ColorAnalysis/greyPixelWarmth``.
   ///   - highlightWarmth: the colour of the brightest detail (``HighlightColor``), kept as
@@ -19,7 +23,7 @@ enum ColorMeasurement {
   ///   - clippedWhite: the colour of the clipped white (``ClippedWhite``), kept as
   ///     ``ColorAnalysis/clippedWhiteWarmth`` and ``ColorAnalysis/clippedWhiteTint``.
   static func measure(
-    _ stats: PixelStatistics, exposure: ExposureAnalysis, darkIntent: Double,
+    _ stats: PixelStatistics, exposure: ExposureAnalysis, lights: Double, blueLight: Double,
     greyPixels: GreyPixels.Estimate? = nil, highlightWarmth: Double? = nil,
     clippedWhite: ClippedWhite.Reading? = nil
   ) -> ColorAnalysis {
@@ -77,6 +81,7 @@ enum ColorMeasurement {
         - Self.readingsAgree(
           warmth: warmth, greyPixelWarmth: greyWarmth, highlightWarmth: brightestWarmth))
     let warmLight = ExposureMeasurement.smoothstep(0.3, 0.7, warmth)
+    let darkIntent = max(blueLight, lights * lampColoured(warmth: warmth, greenTint: greenTint))
     let lightIsScene = (1 - 0.7 * darkIntent) * (1 - 0.7 * backlit * warmLight)
     // In fog or mist (the darkest percent at L* 25–40 and up) most of what the camera saw is
     // light scattered by the air: its colour is the weather's, not a cast to remove.
@@ -95,6 +100,24 @@ enum ColorMeasurement {
       greyPixelTint: greyPixels.map { min(max($0.greenTint, -3), 3) },
       greyPixelWarmth: greyWarmth, highlightWarmth: brightestWarmth,
       clippedWhiteWarmth: clippedWhite?.warmth, clippedWhiteTint: clippedWhite?.tint)
+  }
+
+  /// How much an estimate reads like the light of lamps (0...1), by its blue–amber and
+  /// green–magenta readings (log2 units): 1 from 0.1 warm or green, 0 from 0.1 cool and
+  /// magenta.
+  ///
+  /// A photo dark by its own lights is coloured by them, and lamps (tungsten, sodium,
+  /// fluorescent, mercury) are amber or green. Of the shared photos read as dark by their
+  /// lights, none reads both cool and magenta beyond 0.05: they run from a snowy night under
+  /// street lamps (1.10 warm, 0.21 green) to a waterfall at dusk (0.04, 0.01). So an estimate
+  /// neither warm nor green there is not the lamps' and keeps its trust; a storm, whose darkness
+  /// is its blue light, keeps that doubt
+  /// (``ExposureMeasurement/blueLight(_:medianL:sceneEV:flashFired:)``). Under the
+  /// harness's strong casts, a dim room before a sunlit window kept a third of its magenta cast
+  /// (trust 0.51, now 1.0) and a father on a lawn at dusk nearly half of its cool cast (0.63,
+  /// now 0.92).
+  static func lampColoured(warmth: Double, greenTint: Double) -> Double {
+    ExposureMeasurement.smoothstep(-0.1, 0.1, max(warmth, greenTint))
   }
 
   /// Where the brightest detail's warmth (``HighlightColor``) says the light itself is in the

@@ -139,8 +139,11 @@ enum ExposureMeasurement {
     var capture: CaptureFacts
   }
 
-  /// The exposure facts, and how sure we are that a dark photo is dark on purpose (0...1).
-  static func measure(_ input: Inputs) -> (ExposureAnalysis, darkIntent: Double) {
+  /// The exposure facts, and how sure we are that a dark photo is dark on purpose (0...1): by
+  /// its lights (``darkIntent(hist:total:medianL:p99L:sceneEV:flashFired:)``, a night street, a
+  /// lamp-lit room) or by blue light all over it
+  /// (``blueLight(_:medianL:sceneEV:flashFired:)``, twilight, a storm).
+  static func measure(_ input: Inputs) -> (ExposureAnalysis, lights: Double, blueLight: Double) {
     let stats = input.stats
     let hist = stats.histogram
     let n = Double(max(1, stats.pixelCount))
@@ -208,10 +211,9 @@ enum ExposureMeasurement {
     // The darkness of a frame coloured all over by blue light (twilight, a storm, a night sky)
     // is that light's as much as a night street's is
     // (``blueLight(_:medianL:sceneEV:flashFired:)``).
-    let mood = max(
-      intent,
-      blueLight(
-        stats, medianL: percentiles[3], sceneEV: sceneEV, flashFired: input.capture.flashFired))
+    let blue = blueLight(
+      stats, medianL: percentiles[3], sceneEV: sceneEV, flashFired: input.capture.flashFired)
+    let mood = max(intent, blue)
     let globalEV = log2(targetKey / max(key, 1e-4))
     var ev = 0.6 * log2(targetKey / max(region.key, 1e-4)) + 0.4 * globalEV
     if let face = faceRegion {
@@ -388,7 +390,7 @@ enum ExposureMeasurement {
       missingWhiteEV: missingWhite,
       liftedBlack: liftedBlack(stats.floorHistogram, bottom: bottom, total: stats.pixelCount),
       blackBottom: Double(bottom) / 255, clippedColourShare: colourClip)
-    return (exposure, mood)
+    return (exposure, intent, blue)
   }
 
   /// Share of the photo beyond the code read as a channel's end (above the brightest channel's

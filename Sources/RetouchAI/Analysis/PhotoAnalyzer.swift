@@ -235,10 +235,10 @@ public struct PhotoAnalyzer: Sendable {
     _ measured: StatisticsSide, subject: SubjectAnalysis, faces: [FaceObservation],
     capture: CaptureFacts, copy: Image
   ) -> (ExposureAnalysis, ColorAnalysis, SceneFeatures) {
-    let (exposure, darkIntent) = ExposureMeasurement.measure(
+    let (exposure, lights, blueLight) = ExposureMeasurement.measure(
       .init(stats: measured.stats, subject: subject, faces: faces, capture: capture))
     let color = ColorMeasurement.measure(
-      measured.stats, exposure: exposure, darkIntent: darkIntent,
+      measured.stats, exposure: exposure, lights: lights, blueLight: blueLight,
       greyPixels: measured.greyPixels, highlightWarmth: measured.highlightWarmth,
       clippedWhite: measured.clippedWhite)
     var features = measured.features
