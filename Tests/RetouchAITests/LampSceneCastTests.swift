@@ -44,6 +44,14 @@ struct LampSceneCastTests {
     #expect(abs(left) < 0.25 * abs(cast), "tint \(cast) → \(left) by \(String(describing: config))")
   }
 
+  /// A crowd at a party (g85, read as dark on purpose) under the strong magenta cast, which the
+  /// estimate and the grey pixels read alike: with the lamp-lit scene's wide tint ramp half the
+  /// cast stayed; magenta is not lamp light, and the agreed ramp leaves about a third.
+  @Test func magentaCastAtANightPartyIsRemoved() throws {
+    let (cast, left, config) = try Self.castLeft("g85", cool: false, engine: engine)
+    #expect(abs(left) < 0.42 * abs(cast), "tint \(cast) → \(left) by \(String(describing: config))")
+  }
+
   /// A father on a lawn at dusk (g64, flash, read as dark on purpose without its EXIF) under the
   /// strong cool cast: at the lamp-lit scene's trust (0.63) nearly half the cast stayed, at
   /// 0.92 under a third does.
