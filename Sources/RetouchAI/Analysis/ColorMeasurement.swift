@@ -81,8 +81,9 @@ enum ColorMeasurement {
         - Self.readingsAgree(
           warmth: warmth, greyPixelWarmth: greyWarmth, highlightWarmth: brightestWarmth))
     let warmLight = ExposureMeasurement.smoothstep(0.3, 0.7, warmth)
-    let darkIntent = max(blueLight, lights * lampColoured(warmth: warmth, greenTint: greenTint))
-    let lightIsScene = (1 - 0.7 * darkIntent) * (1 - 0.7 * backlit * warmLight)
+    let darkByItsLight = max(
+      blueLight, lights * lampColoured(warmth: warmth, greenTint: greenTint))
+    let lightIsScene = (1 - 0.7 * darkByItsLight) * (1 - 0.7 * backlit * warmLight)
     // In fog or mist (the darkest percent at L* 25–40 and up) most of what the camera saw is
     // light scattered by the air: its colour is the weather's, not a cast to remove.
     // Judged at the exposure Brighten would give: an underexposed copy lowers its black level.

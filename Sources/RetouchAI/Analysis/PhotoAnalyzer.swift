@@ -107,11 +107,7 @@ public struct PhotoAnalyzer: Sendable {
     var (analysis, extra) = analyzeSmall(
       small, fullSize: picture.size, metadata: metadata,
       photo: picture.size.longEdge > small.size.longEdge ? picture : nil, alongside: alongside)
-    if measureNoise {
-      analysis.noise = NoiseMeasurement.sigma(of: picture).map {
-        Self.noiseAnalysis(sigma: $0, meanLuma: analysis.exposure.meanLuma)
-      }
-    }
+    if measureNoise { analysis.noise = Self.noise(of: picture, analysis: analysis) }
     measureFullResolution(of: picture, small: small, analysis: &analysis)
     return (analysis, extra)
   }
@@ -304,8 +300,13 @@ public struct PhotoAnalyzer: Sendable {
   /// Grain of the full-resolution photo, to add to an analysis made with
   /// ``analyzeSmall(_:fullSize:metadata:)``.
   public func measureNoise(of image: Image, analysis: PhotoAnalysis) -> NoiseAnalysis? {
-    NoiseMeasurement.sigma(of: image).map {
-      Self.noiseAnalysis(sigma: $0, meanLuma: analysis.exposure.meanLuma)
+    Self.noise(of: PhotoRegion(image), analysis: analysis)
+  }
+
+  /// ``measureNoise(of:analysis:)`` of a picture read in place.
+  private static func noise(of picture: PhotoRegion, analysis: PhotoAnalysis) -> NoiseAnalysis? {
+    NoiseMeasurement.sigma(of: picture).map {
+      noiseAnalysis(sigma: $0, meanLuma: analysis.exposure.meanLuma)
     }
   }
 
