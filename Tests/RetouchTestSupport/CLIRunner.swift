@@ -26,9 +26,15 @@ public enum CLIRunner {
 
   /// Runs `retouch` with `arguments` and waits for it.
   ///
+  /// The child reads and writes a learning file of its own (a fresh path in a temporary
+  /// folder), never the user's: `suggest` reorders its list by what that file holds, so the
+  /// README's example printed one order on a machine whose user had saved edits in the web
+  /// editor and another on a fresh one.
+  ///
   /// - Parameters:
   ///   - environment: variables set for the child on top of this process's own environment
-  ///     (e.g. `["RETOUCH_LANG": "zh-Hans"]`).
+  ///     (e.g. `["RETOUCH_LANG": "zh-Hans"]`); `RETOUCH_LEARNING_FILE` here replaces the
+  ///     child's own learning file.
   ///   - currentDirectory: the child's working folder (default: this process's).
   public static func run(
     _ arguments: [String], environment: [String: String] = [:],
@@ -38,9 +44,10 @@ public enum CLIRunner {
     process.executableURL = binary
     process.arguments = arguments
     process.currentDirectoryURL = currentDirectory
-    if !environment.isEmpty {
-      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    }
+    let learning = try temporaryDirectory().appendingPathComponent("learning.json")
+    process.environment = ProcessInfo.processInfo.environment
+      .merging(["RETOUCH_LEARNING_FILE": learning.path]) { $1 }
+      .merging(environment) { $1 }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
