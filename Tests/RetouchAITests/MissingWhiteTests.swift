@@ -72,15 +72,46 @@ struct MissingWhiteTests {
     #expect(read.code == 206 && read.pile >= ExposureMeasurement.minimumTopPile, "\(read)")
   }
 
-  /// A cat in warm light (s02) has no white in it (its brightest channel tops out at code 211,
-  /// 0.6 EV under white) and no pile there, and its key reads it bright: the top alone does
-  /// not brighten it.
-  @Test func aBrightFrameWithoutWhitesIsNotBrightenedByItsTop() throws {
-    let photo = try AnalysisFixtures.decode("s02").image
+  @Test func aLargePileMustStandOutToReadAsAClip() {
+    let total = 100_000
+    // 13 % of the photo clipped, then lowered to code 183 together: a spike over the codes
+    // under it.
+    let spike = Self.ceilings(code: 183, top: 0.13)
+    let lowered = ExposureMeasurement.whiteTop(spike, total: total)
+    #expect(lowered.code == 183 && lowered.pile > 0.12, "\(lowered)")
+    #expect(ExposureMeasurement.readsAsClip(lowered, ceilings: spike, total: total))
+    // 60 % of the photo spread evenly over codes 160–183 (a smooth fog, 2.5 % a code), the rest
+    // over 40–119: its top three codes hold 5 %, as much as any three codes under them.
+    var smooth = [Int](repeating: 0, count: 256)
+    for code in 160...183 { smooth[code] = 2_500 }
+    for code in 40...119 { smooth[code] = 500 }
+    let fog = ExposureMeasurement.whiteTop(smooth, total: total)
+    #expect(fog.code == 183 && fog.pile >= ExposureMeasurement.largeTopPile, "\(fog)")
+    #expect(!ExposureMeasurement.readsAsClip(fog, ceilings: smooth, total: total))
+    // A smaller pile on the same slope is read as before: too little to judge by its step.
+    var small = [Int](repeating: 0, count: 256)
+    small[183] = 2_000
+    for code in 170...181 { small[code] = 1_000 }
+    for code in 40...119 { small[code] = 1_075 }
+    let pile = ExposureMeasurement.whiteTop(small, total: total)
+    #expect(pile.pile < ExposureMeasurement.largeTopPile, "\(pile)")
+    #expect(ExposureMeasurement.readsAsClip(pile, ceilings: small, total: total))
+  }
+
+  /// Bright frames without a lowered clip at their top, whose key reads them bright: the top
+  /// alone does not brighten them. A cat in warm light (s02) has no white in it (its
+  /// brightest channel tops out at code 211, 0.6 EV under white) and no pile there. A pier in
+  /// fog (d20) has the top half of its frame one smooth grey at L* 74, 1.1 EV under white: a
+  /// pile, but no step above the codes under it (it was brightened by 1.1 EV, ΔE2000 12.9
+  /// from the photo).
+  @Test(arguments: [("s02", 0.5), ("d20", 1.0)])
+  func aBrightFrameWithoutWhitesIsNotBrightenedByItsTop(id: String, missing: Double) throws {
+    let photo = try AnalysisFixtures.decode(id).image
     let exposure = engine.analysis(of: photo).exposure
-    #expect((exposure.missingWhiteEV ?? 0) > 0.5, "\(exposure)")
+    #expect((exposure.missingWhiteEV ?? 0) > missing, "\(exposure)")
     #expect(exposure.keyLuminance > ExposureMeasurement.brightKey, "\(exposure.keyLuminance)")
     #expect(exposure.suggestedEV < 0.3, "\(exposure.suggestedEV)")
+    #expect((engine.topSuggestion(for: photo)?.value(of: .exposure) ?? 0) <= 0)
   }
 
   /// A nuthatch against a bright, partly blown background (d11): its key reads it bright, so

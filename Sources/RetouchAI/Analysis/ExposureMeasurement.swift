@@ -350,7 +350,7 @@ enum ExposureMeasurement {
     if missingWhite > missingWhiteFade.lowerBound, mood < 0.5, (sceneEV ?? 10) >= 10,
       input.capture.flashFired != true
     {
-      let piled = white.pile >= minimumTopPile
+      let piled = readsAsClip(white, ceilings: stats.ceilingHistogram, total: stats.pixelCount)
       let lift =
         min(missingWhite, faceRegion == nil ? maxBrighten : subjectEV)
         * smoothstep(missingWhiteFade.lowerBound, missingWhiteFade.upperBound, missingWhite)
@@ -409,6 +409,17 @@ enum ExposureMeasurement {
   /// median of 0.04 %, but 14 at 0.3 % or more (snow, a fog, a blue-hour lake). The pile is
   /// evidence, not proof: without it the key decides.
   static let minimumTopPile = 0.003
+  /// Share of the photo on the brightest channel's pile from which it must also stand out as a
+  /// spike (``largePileStep``) to read as clipped whites. Whites clipped and then lowered by a
+  /// gain all land on one code, so a pile of several percent rises far above the codes just
+  /// under it (the shared set's underexposed copies with a pile this large: 4.3–11 times; the
+  /// iPhone sky copies, under 5 %, 1.7–2). A large bright area that is smooth (fog, an even
+  /// overcast) fills those codes nearly as much: a pier in fog, its top half one grey at L* 74
+  /// (a pile of 13 % over 14 % per three codes under it), was brightened by 1.1 EV.
+  static let largeTopPile = 0.05
+  /// How many times the pile must hold what three codes under it hold on average (see
+  /// ``largeTopPile``).
+  static let largePileStep = 1.5
   /// Codes under the brightest channel's top searched for a pile: a sharpening resize
   /// (Lanczos) overshoots a flat white's edges by up to about 8 codes, and its overshoot holds
   /// a tenth of a percent of a 512 px copy, more than ``strayShare``.
@@ -445,6 +456,20 @@ enum ExposureMeasurement {
     let overshoot = above / Double(max(top - mode - 1, 1)) * 3
     guard piled >= minimumTopPile, piled >= 30 * overshoot else { return (top, atTop) }
     return (mode, piled)
+  }
+
+  /// Whether the pile at the brightest channel's top (``whiteTop(_:total:)``) reads as clipped
+  /// whites lowered by a gain: at least ``minimumTopPile`` of the photo, and when it holds
+  /// ``largeTopPile`` or more, ``largePileStep`` times what three codes just under it hold on
+  /// average (codes 2–7 under its code), which a smooth bright area fills and a lowered clip
+  /// does not.
+  static func readsAsClip(_ white: (code: Int, pile: Double), ceilings: [Int], total: Int)
+    -> Bool
+  {
+    guard white.pile >= minimumTopPile else { return false }
+    guard white.pile >= largeTopPile else { return true }
+    let under = share(of: ceilings, from: white.code - 7, through: white.code - 2, total: total)
+    return white.pile >= largePileStep * under / 2
   }
 
   /// How far the brightest channel's top `code` (``whiteTop(_:total:)``) sits below white,
