@@ -134,14 +134,14 @@ struct CrushedBlackTests {
     }
     for format in [PixelFormat.rgb8, .rgba16] {
       let count = ExposureMeasurement.fullResolutionFloors(
-        frame(width: 30, height: 80, format: format))
+        PhotoRegion(frame(width: 30, height: 80, format: format)))
       #expect(count.total == 2400, "\(format)")
       #expect(count.floors == [300, 300, 300, 300, 300], "\(format): \(count.floors)")
       // Whole rows at 0: every zero with a neighbour has a zero beside it.
       #expect(count.clumped == 1, "\(format)")
     }
     let big = ExposureMeasurement.fullResolutionFloors(
-      frame(width: 2400, height: 1600, format: .rgb8))
+      PhotoRegion(frame(width: 2400, height: 1600, format: .rgb8)))
     #expect(big.total == 1200 * 800)
     // Every second row: codes 0, 2, 4 and 6 only, a quarter of the sampled rows each.
     #expect(big.floors == [240_000, 0, 240_000, 0, 240_000], "\(big.floors)")
@@ -150,7 +150,7 @@ struct CrushedBlackTests {
     scattered.withUnsafeMutableBytes { raw in
       for i in 0..<400 where i % 2 == 1 { (0..<3).forEach { raw[i * 3 + $0] = 90 } }
     }
-    let noise = ExposureMeasurement.fullResolutionFloors(scattered)
+    let noise = ExposureMeasurement.fullResolutionFloors(PhotoRegion(scattered))
     #expect(noise.floors[0] == 200 && noise.clumped == 0, "\(noise)")
   }
 
@@ -206,7 +206,7 @@ struct CrushedBlackTests {
   @Test func noiseUnderBlackIsNoCrush() throws {
     let photo = try AnalysisFixtures.decode("g68").image
     let noisy = AnalysisFixtures.sensorNoise(photo, a: 0.008, b: 1e-4, seed: 7)
-    let count = ExposureMeasurement.fullResolutionFloors(noisy)
+    let count = ExposureMeasurement.fullResolutionFloors(PhotoRegion(noisy))
     #expect(count.clumped < 0.6, "\(count)")
     let analysis = engine.analysis(of: noisy)
     #expect((analysis.exposure.crushedBlack ?? 1) < 0.01, "\(analysis.exposure)")

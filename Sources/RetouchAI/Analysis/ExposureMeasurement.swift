@@ -552,14 +552,10 @@ enum ExposureMeasurement {
     var clumped: Double
   }
 
-  /// Counts of the darkest encoded channel at codes 0...4 of `image` at its own resolution
-  /// (8- or 16-bit RGB(A); a 16-bit value counts by its high byte): the input of
-  /// ``crushedBlack(_:total:cap:)`` without the analysis copy's resampling.
-  static func fullResolutionFloors(_ image: Image) -> BlackCount {
-    fullResolutionFloors(PhotoRegion(image))
-  }
-
-  /// The same count over a region of a photo, read in place.
+  /// Counts of the darkest encoded channel at codes 0...4 of a photo or a region of one (read
+  /// in place) at its own resolution (8- or 16-bit RGB(A); a 16-bit value counts by its high
+  /// byte): the input of ``crushedBlack(_:total:cap:)`` without the analysis copy's
+  /// resampling.
   static func fullResolutionFloors(_ region: PhotoRegion) -> BlackCount {
     let image = region.image
     let w = region.width, h = region.height

@@ -27,12 +27,8 @@ enum NoiseMeasurement {
   static let maxTilesPerSide = 24
   static let gradientBins = 16
 
-  /// Noise sigma in 8-bit code values, or nil when the photo is too small to sample.
-  static func sigma(of image: Image) -> Double? {
-    sigma(of: PhotoRegion(image))
-  }
-
-  /// The same sigma for a region of a photo, read in place.
+  /// Noise sigma in 8-bit code values of a photo or a region of one (read in place), or nil
+  /// when it is too small to sample.
   static func sigma(of region: PhotoRegion) -> Double? {
     let image = region.image
     let t = tileSize
