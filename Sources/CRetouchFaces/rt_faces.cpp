@@ -309,6 +309,7 @@ RT_WIDE void extract(const uint8_t *img, long nr, long nc, long step, const Size
           best = gt ? neg : best;
           o = gt ? (I16{} + (k + 9)) : o;
         }
+        o = o * (int32_t)histPlane;  // the plane offset the scalar votes below add to
 #endif
         const I16 x = (lane + (int)C) * 8 + q;
         // Cell coordinates as dlib's vector code computes them: (x + 0.5) / 8 + 0.5.
@@ -333,8 +334,11 @@ RT_WIDE void extract(const uint8_t *img, long nr, long nc, long step, const Size
       }
     }
 
-    // Votes into cells j0 … j0 + 15 of histogram rows iy + 1 (top) and iy + 2 (bottom), in
-    // raster order per cell: right-neighbour votes from x = 8j − 12 … 8j − 5, then left ones.
+    // Votes into cells j of histogram rows iy + 1 (top) and iy + 2 (bottom), in raster order
+    // per cell: right-neighbour votes from x = 8j − 12 … 8j − 5 (steps 0–7), then left ones.
+    // Step s2 reads phase q of pixel cell j + C for every cell j.
+#if defined(__AVX512F__)
+    // Sixteen cells at a time, the 36 accumulators (18 orientations × two rows) in registers.
     for (long j0 = 0; j0 < hw; j0 += 16) {
       float *rowT = hist + (long)(iy + 1) * hw + j0, *rowB = rowT + hw;
       V16 accT[kBins], accB[kBins];
@@ -363,6 +367,30 @@ RT_WIDE void extract(const uint8_t *img, long nr, long nc, long step, const Size
         __builtin_memcpy(rowB + o * histPlane, &accB[o], 64);
       }
     }
+
+#else
+    // One vote at a time, a whole row of cells per step: a cell's bins are touched once per
+    // step, so no add waits on the one before it through memory. Without AVX-512 the 36
+    // accumulators of the vector form above spill, and its 18 compares and selects per step
+    // cost more than these scalar adds; `orient` already holds each orientation's plane offset.
+    // On a 2-core AMD EPYC with AVX2 (grey copies of the shared photos at 512 and 768 px, one
+    // thread, six alternating rounds): the whole detector 2.92–3.49 s → 2.13–2.69 s per pass
+    // over the 170 copies, with the same detections and scores (340 copies and crops checked).
+    {
+      float *rowT = hist + (long)(iy + 1) * hw, *rowB = rowT + hw;
+      for (int s2 = 0; s2 < 16; s2++) {
+        const int q = (s2 + 4) & 7;
+        const long C = s2 < 4 ? -2 : s2 < 12 ? -1 : 0;
+        const long at = q * vw + C + 2;
+        const int32_t *o = orient.data() + at;
+        const float *wT = (s2 < 8 ? wRT : wLT) + at, *wB = (s2 < 8 ? wRB : wLB) + at;
+        for (long j = 0; j < hw; j++) {
+          rowT[o[j] + j] += wT[j];
+          rowB[o[j] + j] += wB[j];
+        }
+      }
+    }
+#endif
 
     // dlib's one-by-one pixels at the right: cells from floor(xp) + 1, each vote a fused
     // multiply-add h += (vy·vx)·v (dlib's `h += vy * vx * v`, contracted by the compiler).
