@@ -30,17 +30,31 @@ public enum SubjectFinder {
 
   static let center = NormalizedRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5)
 
+  /// The saliency map of a grey plane (``SpectralResidual``), measured before the faces are
+  /// known so that it can run while the face search is still to be shared out;
+  /// ``findSubject(plane:focus:faces:saliency:)`` reads it only when there is no face.
+  package struct Saliency: Sendable {
+    let map: [Float]?
+    package init(plane: GreyPlane) { map = SpectralResidual.saliency(of: plane) }
+  }
+
+  /// - Parameter saliency: the plane's saliency map measured ahead; without it the map is
+  ///   measured here when there is no face.
   package static func findSubject(
-    plane: GreyPlane, focus: FocusMap, faces: [FaceObservation]
+    plane: GreyPlane, focus: FocusMap, faces: [FaceObservation], saliency: Saliency? = nil
   ) -> SubjectAnalysis {
-    let (region, source) = subjectRegion(plane: plane, faces: faces)
+    let (region, source) = subjectRegion(faces: faces) {
+      (saliency ?? Saliency(plane: plane)).map
+    }
     let (focusRegion, shallow) = focusAnalysis(focus, fallback: region)
     return SubjectAnalysis(
       region: region, source: source, focusRegion: focusRegion, isShallowDepthOfField: shallow)
   }
 
+  /// The faces' region, or else the salient one of the map `saliency` gives (asked for only
+  /// when there is no face), or else the centre.
   static func subjectRegion(
-    plane: GreyPlane, faces: [FaceObservation]
+    faces: [FaceObservation], saliency: () -> [Float]?
   ) -> (NormalizedRect, SubjectAnalysis.Source) {
     if let largest = faces.map({ $0.bounds.width * $0.bounds.height }).max(), largest > 0 {
       let main = faces.filter { $0.bounds.width * $0.bounds.height >= largest / 4 }
@@ -53,7 +67,7 @@ public enum SubjectFinder {
       }
       return (clipped(x0: x0, y0: y0, x1: x1, y1: y1, grow: 0.2, minSize: 0), .faces)
     }
-    guard let map = SpectralResidual.saliency(of: plane) else { return (center, .center) }
+    guard let map = saliency() else { return (center, .center) }
     let n = SpectralResidual.size
     let mean = map.reduce(0, +) / Float(map.count)
     guard mean > 0 else { return (center, .center) }
