@@ -5,8 +5,11 @@
 #include <dlib/image_processing/frontal_face_detector.h>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -619,89 +622,171 @@ void scan_level(const Model &m, const Grey &image, unsigned long level, double t
   }
 }
 
-// Scans `image` and every smaller level of dlib's pyramid (as dlib's scanner chooses them), then
-// suppresses overlapping detections as dlib's object_detector does. With `split`, the levels are
-// shared out between the calling thread and one worker (the first two levels, about half of the
-// work, stay here); detections are gathered per level and merged in level order, so the result
-// is the same whatever the split and the timing.
-std::vector<dlib::rect_detection> scan(const Model &m, const Grey &image, double threshold,
-                                       bool split) {
-  Pyramid pyramid;
-  // The pyramid's images (level 0 is `image` itself).
+// One search of an image: its pyramid (built first, by the thread that starts the search), then
+// its levels scanned by whichever threads call `work`, each level claimed by exactly one of them
+// (levels in order, largest first, so the last ones to be shared out are the smallest), then
+// dlib's suppression over all of them. Detections are gathered per level and merged in level
+// order, so the result is the same whoever scans which level and whatever the timing.
+struct Search {
+  const Model &m;
+  double threshold = 0;
+  Grey image;
+  // The pyramid's smaller images (level 0 is `image` itself).
   std::vector<std::unique_ptr<Grey>> levels;
-  {
-    unsigned long count = 0;
+  std::vector<std::vector<dlib::rect_detection>> perLevel;
+  unsigned long count = 0;
+  // Set (release) once the pyramid and `count` are in place; until then `work` has nothing to
+  // scan. `expected`: a thread has said it will open the search or give it up (`closed`), so a
+  // helper may wait for that; without it a helper returns at once (the starting thread may not
+  // run until the helper returns, e.g. on a single core).
+  std::atomic<bool> open{false};
+  bool expected = false, closed = false;
+  std::atomic<unsigned long> next{0}, done{0};
+  std::mutex lock;
+  std::condition_variable allDone, opened;
+  std::exception_ptr failure;
+
+  explicit Search(const Model &model) : m(model) {}
+
+  const Grey &level(unsigned long l) const { return l == 0 ? image : *levels[l - 1]; }
+
+  // Builds the pyramid of `image` (as dlib's scanner chooses its levels) and opens the levels.
+  void build() {
+    Pyramid pyramid;
+    unsigned long n = 0;
     dlib::rectangle rect = dlib::get_rect(image);
     do {
       rect = pyramid.rect_down(rect);
-      ++count;
+      ++n;
     } while (rect.width() >= m.minLayer && rect.height() >= m.minLayer);
     const Grey *previous = &image;
-    for (unsigned long l = 1; l < count; l++) {
-      auto next = std::make_unique<Grey>();
-      pyramid(*previous, *next);
-      previous = next.get();
-      levels.push_back(std::move(next));
+    for (unsigned long l = 1; l < n; l++) {
+      auto smaller = std::make_unique<Grey>();
+      pyramid(*previous, *smaller);
+      previous = smaller.get();
+      levels.push_back(std::move(smaller));
+    }
+    count = levels.size() + 1;
+    perLevel.resize(count);
+    std::lock_guard<std::mutex> guard(lock);
+    open.store(true, std::memory_order_release);
+    opened.notify_all();
+  }
+
+  // No start will come: helpers waiting for one return.
+  void close() {
+    std::lock_guard<std::mutex> guard(lock);
+    closed = true;
+    opened.notify_all();
+  }
+
+  // Waits, if a start was promised, until the search is open or closed. True when open.
+  bool wait_open() {
+    if (open.load(std::memory_order_acquire)) return true;
+    std::unique_lock<std::mutex> guard(lock);
+    opened.wait(guard,
+                [&] { return !expected || closed || open.load(std::memory_order_acquire); });
+    return open.load(std::memory_order_acquire);
+  }
+
+  // Scans levels nobody has claimed yet until none is left. A failure (out of memory) is kept
+  // for `finish`; the level still counts as done so that nobody waits for it forever.
+  // Returns how many levels this call scanned.
+  int32_t work() {
+    if (!wait_open()) return 0;
+    int32_t scanned = 0;
+    for (;;) {
+      const unsigned long l = next.fetch_add(1, std::memory_order_relaxed);
+      if (l >= count) return scanned;
+      scanned++;
+      try {
+        scan_level(m, level(l), l, threshold, perLevel[l]);
+      } catch (...) {
+        std::lock_guard<std::mutex> guard(lock);
+        if (!failure) failure = std::current_exception();
+      }
+      if (done.fetch_add(1, std::memory_order_acq_rel) + 1 == count) {
+        std::lock_guard<std::mutex> guard(lock);
+        allDone.notify_all();
+      }
     }
   }
-  const unsigned long count = levels.size() + 1;
-  auto level_image = [&](unsigned long l) -> const Grey & {
-    return l == 0 ? image : *levels[l - 1];
-  };
-  std::vector<std::vector<dlib::rect_detection>> perLevel(count);
-  const unsigned long here = split ? std::min<unsigned long>(2, count) : count;
-  std::exception_ptr failure;
-  std::thread worker;
-  if (here < count) {
-    worker = std::thread([&] {
-      try {
-        for (unsigned long l = here; l < count; l++)
-          scan_level(m, level_image(l), l, threshold, perLevel[l]);
-      } catch (...) {
-        failure = std::current_exception();
-      }
-    });
-  }
-  try {
-    for (unsigned long l = 0; l < here; l++)
-      scan_level(m, level_image(l), l, threshold, perLevel[l]);
-  } catch (...) {
-    if (worker.joinable()) worker.join();
-    throw;
-  }
-  if (worker.joinable()) worker.join();
-  if (failure) std::rethrow_exception(failure);
 
-  // dlib's order: filter by filter, each filter's detections best first (levels in order), then
-  // a stable sort by confidence over all filters before suppression.
-  std::vector<dlib::rect_detection> all;
-  for (unsigned long i = 0; i < m.filters.size(); i++) {
-    std::vector<dlib::rect_detection> mine;
-    for (const auto &list : perLevel)
-      for (const auto &d : list)
-        if (d.weight_index == i) mine.push_back(d);
-    std::stable_sort(mine.begin(), mine.end(),
+  // Waits until every level has been scanned (by any thread), then suppresses overlapping
+  // detections as dlib's object_detector does. Rethrows a failure of any level.
+  std::vector<dlib::rect_detection> finish() {
+    {
+      std::unique_lock<std::mutex> guard(lock);
+      allDone.wait(guard, [&] { return done.load(std::memory_order_acquire) == count; });
+      if (failure) std::rethrow_exception(failure);
+    }
+    // dlib's order: filter by filter, each filter's detections best first (levels in order),
+    // then a stable sort by confidence over all filters before suppression.
+    std::vector<dlib::rect_detection> all;
+    for (unsigned long i = 0; i < m.filters.size(); i++) {
+      std::vector<dlib::rect_detection> mine;
+      for (const auto &list : perLevel)
+        for (const auto &d : list)
+          if (d.weight_index == i) mine.push_back(d);
+      std::stable_sort(mine.begin(), mine.end(),
+                       [](const dlib::rect_detection &a, const dlib::rect_detection &b) {
+                         return a.detection_confidence > b.detection_confidence;
+                       });
+      all.insert(all.end(), mine.begin(), mine.end());
+    }
+    std::stable_sort(all.begin(), all.end(),
                      [](const dlib::rect_detection &a, const dlib::rect_detection &b) {
                        return a.detection_confidence > b.detection_confidence;
                      });
-    all.insert(all.end(), mine.begin(), mine.end());
-  }
-  std::stable_sort(all.begin(), all.end(),
-                   [](const dlib::rect_detection &a, const dlib::rect_detection &b) {
-                     return a.detection_confidence > b.detection_confidence;
-                   });
-  std::vector<dlib::rect_detection> kept;
-  for (const dlib::rect_detection &d : all) {
-    bool suppressed = false;
-    for (const dlib::rect_detection &k : kept) {
-      if (m.overlaps(d.rect, k.rect)) {
-        suppressed = true;
-        break;
+    std::vector<dlib::rect_detection> kept;
+    for (const dlib::rect_detection &d : all) {
+      bool suppressed = false;
+      for (const dlib::rect_detection &k : kept) {
+        if (m.overlaps(d.rect, k.rect)) {
+          suppressed = true;
+          break;
+        }
       }
+      if (!suppressed) kept.push_back(d);
     }
-    if (!suppressed) kept.push_back(d);
+    std::stable_sort(kept.begin(), kept.end(),
+                     [](const dlib::rect_detection &a, const dlib::rect_detection &b) {
+                       return a.detection_confidence > b.detection_confidence;
+                     });
+    return kept;
   }
-  return kept;
+};
+
+bool valid_image(const uint8_t *grey, int32_t width, int32_t height, int32_t stride) {
+  return grey != nullptr && width > 0 && height > 0 && stride >= width &&
+         (int64_t)width * height <= (int64_t)1 << 26;
+}
+
+// Copies `grey` into the search's image and builds its pyramid.
+void start(Search &s, const uint8_t *grey, int32_t width, int32_t height, int32_t stride,
+           double threshold) {
+  s.threshold = threshold;
+  s.image.set_size(height, width);
+  for (int32_t y = 0; y < height; y++) {
+    std::copy(grey + (size_t)y * (size_t)stride, grey + (size_t)y * (size_t)stride + width,
+              &s.image[y][0]);
+  }
+  s.build();
+}
+
+int32_t write_boxes(const std::vector<dlib::rect_detection> &found, rt_face_box *out,
+                    int32_t capacity) {
+  int32_t n = std::min<int32_t>(capacity, (int32_t)found.size());
+  for (int32_t i = 0; i < n; i++) {
+    const dlib::rectangle &r = found[i].rect;
+    out[i].left = (int32_t)r.left();
+    out[i].top = (int32_t)r.top();
+    out[i].width = (int32_t)r.width();
+    out[i].height = (int32_t)r.height();
+    out[i].score = found[i].detection_confidence;
+    out[i].filter = (int32_t)found[i].weight_index;
+  }
+  return n;
 }
 
 }  // namespace
@@ -709,38 +794,87 @@ std::vector<dlib::rect_detection> scan(const Model &m, const Grey &image, double
 extern "C" int32_t rt_faces_detect(const uint8_t *grey, int32_t width, int32_t height,
                                    int32_t stride, double threshold, int32_t threads,
                                    rt_face_box *out, int32_t capacity) {
-  if (grey == nullptr || width <= 0 || height <= 0 || stride < width || capacity < 0 ||
-      (capacity > 0 && out == nullptr) || (int64_t)width * height > (int64_t)1 << 26) {
+  if (!valid_image(grey, width, height, stride) || capacity < 0 ||
+      (capacity > 0 && out == nullptr)) {
     return -1;
   }
   try {
-    dlib::array2d<unsigned char> image(height, width);
-    for (int32_t y = 0; y < height; y++) {
-      std::copy(grey + (size_t)y * (size_t)stride, grey + (size_t)y * (size_t)stride + width,
-                &image[y][0]);
+    Search search(model());
+    start(search, grey, width, height, stride, threshold);
+    // A second thread pays only when the twice-reduced image still holds the 80×80 window.
+    std::thread worker;
+    if (threads >= 2 && std::min(width, height) * 25 / 36 >= 80) {
+      worker = std::thread([&search] { search.work(); });
     }
-    // Splitting pays only when the twice-reduced image still holds the 80×80 window.
-    bool split = threads >= 2 && std::min(width, height) * 25 / 36 >= 80;
-    std::vector<dlib::rect_detection> found = scan(model(), image, threshold, split);
-    std::stable_sort(found.begin(), found.end(),
-                     [](const dlib::rect_detection &a, const dlib::rect_detection &b) {
-                       return a.detection_confidence > b.detection_confidence;
-                     });
-    int32_t n = std::min<int32_t>(capacity, (int32_t)found.size());
-    for (int32_t i = 0; i < n; i++) {
-      const dlib::rectangle &r = found[i].rect;
-      out[i].left = (int32_t)r.left();
-      out[i].top = (int32_t)r.top();
-      out[i].width = (int32_t)r.width();
-      out[i].height = (int32_t)r.height();
-      out[i].score = found[i].detection_confidence;
-      out[i].filter = (int32_t)found[i].weight_index;
-    }
-    return n;
+    search.work();
+    if (worker.joinable()) worker.join();
+    return write_boxes(search.finish(), out, capacity);
   } catch (...) {
     return -2;
   }
 }
+
+struct rt_face_search {
+  std::unique_ptr<Search> search;
+  bool started = false;
+};
+
+extern "C" rt_face_search *rt_faces_search_create(void) {
+  try {
+    auto s = new rt_face_search();
+    s->search = std::make_unique<Search>(model());
+    return s;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+extern "C" void rt_faces_search_expect(rt_face_search *s) {
+  if (s == nullptr) return;
+  std::lock_guard<std::mutex> guard(s->search->lock);
+  s->search->expected = true;
+}
+
+extern "C" int32_t rt_faces_search_start(rt_face_search *s, const uint8_t *grey, int32_t width,
+                                         int32_t height, int32_t stride, double threshold) {
+  if (s == nullptr) return -1;
+  if (s->started || !valid_image(grey, width, height, stride)) {
+    s->search->close();
+    return -1;
+  }
+  s->started = true;
+  try {
+    start(*s->search, grey, width, height, stride, threshold);
+    return 0;
+  } catch (...) {
+    s->search->close();
+    return -2;
+  }
+}
+
+extern "C" void rt_faces_search_close(rt_face_search *s) {
+  if (s != nullptr) s->search->close();
+}
+
+extern "C" int32_t rt_faces_search_help(rt_face_search *s) {
+  return s == nullptr ? 0 : s->search->work();
+}
+
+extern "C" int32_t rt_faces_search_finish(rt_face_search *s, rt_face_box *out,
+                                          int32_t capacity) {
+  if (s == nullptr || !s->started || !s->search->open.load(std::memory_order_acquire) ||
+      capacity < 0 || (capacity > 0 && out == nullptr)) {
+    return -1;
+  }
+  try {
+    s->search->work();
+    return write_boxes(s->search->finish(), out, capacity);
+  } catch (...) {
+    return -2;
+  }
+}
+
+extern "C" void rt_faces_search_destroy(rt_face_search *s) { delete s; }
 
 extern "C" int32_t rt_faces_prewarm(void) {
   try {

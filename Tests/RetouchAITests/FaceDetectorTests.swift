@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import RetouchAI
 import RetouchCore
 import RetouchRender
@@ -161,5 +162,53 @@ import Testing
         #expect(abs(c.score - e.4) < 5e-9, "\(id) score \(c.score)")
       }
     }
+  }
+
+  /// A shared search finds what a one-thread search finds, whichever thread scans which
+  /// pyramid level: here every level scanned by the "helper" call (deterministically), and with
+  /// a real helper thread racing the starting one. Weak detections included (threshold −0.5).
+  @Test(arguments: ["s01", "g48", "g57"])
+  func sharedSearchMatchesOneThread(id: String) throws {
+    let (image, _) = try AnalysisTestPhotos.load(id)
+    let plane = GreyPlane(image: image)
+    let edge = FaceDetector.defaultDetectionLongEdge
+    let expected = FaceDetector.candidates(in: plane, longEdge: edge, threshold: -0.5, threads: 1)
+    try #require(!expected.isEmpty)
+    func same(_ found: [(bounds: NormalizedRect, score: Double)]) -> Bool {
+      found.count == expected.count
+        && zip(found, expected).allSatisfy { $0.bounds == $1.bounds && $0.score == $1.score }
+    }
+
+    let helped = FaceDetector.Search()
+    try #require(helped.start(in: plane, longEdge: edge, threshold: -0.5))
+    let levels = helped.help()
+    #expect(levels >= 5, "the helper scanned \(levels) levels")
+    #expect(helped.help() == 0)
+    #expect(same(helped.finish()), "\(id): all levels scanned by the helper")
+
+    for round in 0..<4 {
+      let search = FaceDetector.Search()
+      search.expect()
+      let helper = Thread { search.help() }
+      helper.start()
+      let found = FaceDetector.candidates(
+        in: plane, longEdge: edge, threshold: -0.5, sharing: search)
+      #expect(same(found), "\(id), round \(round)")
+    }
+  }
+
+  /// A helper never waits for a search that will not come: one not promised returns at once,
+  /// and a promised one that is given up (a copy too small to hold a face) releases it.
+  @Test(.timeLimit(.minutes(1))) func helperReturnsWhenNoSearchComes() async {
+    let unpromised = FaceDetector.Search()
+    #expect(unpromised.help() == 0)
+
+    let tiny = GreyPlane(
+      image: AnalysisTestPhotos.synthetic(width: 40, height: 30) { _, _ in (90, 90, 90) })
+    let search = FaceDetector.Search()
+    search.expect()
+    async let helped = Task.detached { search.help() }.value
+    #expect(!search.start(in: tiny, longEdge: 40, threshold: 0))
+    #expect(await helped == 0)
   }
 }

@@ -94,14 +94,24 @@ public struct FaceDetector: Sendable {
 
   /// `detect(in:)` with the grey plane and focus map already computed for `image`.
   ///
-  /// - Parameter searchPlane: the grey copy to search instead of `plane`, made from the photo
-  ///   `image` stands for when that is larger (``searchPlane(of:longEdge:)``), so that faces too
-  ///   small to find in `image` are found; they are measured in `image` all the same.
+  /// - Parameters:
+  ///   - searchPlane: the grey copy to search instead of `plane`, made from the photo `image`
+  ///     stands for when that is larger (``searchPlane(of:longEdge:)``), so that faces too small
+  ///     to find in `image` are found; they are measured in `image` all the same.
+  ///   - search: a search whose pyramid levels another thread helps scan; without it the
+  ///     detector uses ``threads``.
   package func detect(
-    in image: Image, plane: GreyPlane, focus: FocusMap, searchPlane: GreyPlane? = nil
+    in image: Image, plane: GreyPlane, focus: FocusMap, searchPlane: GreyPlane? = nil,
+    sharing search: Search? = nil
   ) -> [FaceObservation] {
-    let candidates = Self.candidates(
-      in: searchPlane ?? plane, longEdge: detectionLongEdge, threshold: 0, threads: threads)
+    let searched = searchPlane ?? plane
+    let candidates =
+      if let search {
+        Self.candidates(in: searched, longEdge: detectionLongEdge, threshold: 0, sharing: search)
+      } else {
+        Self.candidates(
+          in: searched, longEdge: detectionLongEdge, threshold: 0, threads: threads)
+      }
     var faces: [FaceObservation] = []
     for c in candidates {
       let face = Self.measure(
@@ -135,21 +145,102 @@ public struct FaceDetector: Sendable {
     let small = plane.areaResized(toFitLongEdge: longEdge)
     guard small.width >= 64, small.height >= 64 else { return [] }
     let bytes = small.bytes()
-    var boxes = [rt_face_box](repeating: rt_face_box(), count: 64)
-    let n = bytes.withUnsafeBufferPointer { src in
-      boxes.withUnsafeMutableBufferPointer { dst in
+    return boxes(width: small.width, height: small.height) { out, capacity in
+      bytes.withUnsafeBufferPointer { src in
         rt_faces_detect(
           src.baseAddress, Int32(small.width), Int32(small.height), Int32(small.width),
-          threshold, Int32(threads), dst.baseAddress, Int32(dst.count))
+          threshold, Int32(threads), out, capacity)
       }
     }
+  }
+
+  /// The detections `detect` (the C call, given room for up to 64 boxes) writes on a
+  /// `width` × `height` search image, as normalized boxes and scores; none when it failed.
+  fileprivate static func boxes(
+    width: Int, height: Int, _ detect: (UnsafeMutablePointer<rt_face_box>?, Int32) -> Int32
+  ) -> [(bounds: NormalizedRect, score: Double)] {
+    var boxes = [rt_face_box](repeating: rt_face_box(), count: 64)
+    let n = boxes.withUnsafeMutableBufferPointer { dst in
+      detect(dst.baseAddress, Int32(dst.count))
+    }
     guard n > 0 else { return [] }
-    let sw = Double(small.width), sh = Double(small.height)
+    let sw = Double(width), sh = Double(height)
     return boxes.prefix(Int(n)).compactMap { b in
       let x0 = max(0, Double(b.left) / sw), y0 = max(0, Double(b.top) / sh)
       let x1 = min(1, Double(b.left + b.width) / sw), y1 = min(1, Double(b.top + b.height) / sh)
       guard x1 > x0, y1 > y0 else { return nil }
       return (NormalizedRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0), b.score)
+    }
+  }
+
+  /// ``candidates(in:longEdge:threshold:threads:)`` on the calling thread, with the levels of the
+  /// detector's image pyramid shared with whatever thread calls `search`'s
+  /// ``Search/help()`` meanwhile (same detections whoever scans which level).
+  package static func candidates(
+    in plane: GreyPlane, longEdge: Int, threshold: Double, sharing search: Search
+  ) -> [(bounds: NormalizedRect, score: Double)] {
+    guard search.start(in: plane, longEdge: longEdge, threshold: threshold) else { return [] }
+    return search.finish()
+  }
+
+  /// One face search whose image pyramid another thread can help scan: the thread that starts
+  /// it builds the pyramid (``start(in:longEdge:threshold:)``), then scans levels in order,
+  /// largest first (``finish()``); a helper calling ``help()`` meanwhile takes the next level
+  /// nobody has taken, until none is left. The analysis has its statistics side help once its
+  /// own work is done, so that both cores finish nearer together.
+  ///
+  /// Thread-safe: the C++ search hands out its levels through an atomic counter and waits for
+  /// the helper's levels under a lock. For one search only.
+  package final class Search: @unchecked Sendable {
+    private let handle: OpaquePointer?
+    /// Size of the searched copy (set by `start`, read by `finish` on the same thread).
+    private var searched = (width: 0, height: 0)
+
+    /// Nil handle (a search that finds nothing) only when out of memory.
+    package init() { handle = rt_faces_search_create() }
+
+    deinit { rt_faces_search_destroy(handle) }
+
+    /// Promises that the calling thread, already running, goes on to start this search (or
+    /// calls ``close()``): from then on ``help()`` waits for the pyramid instead of returning.
+    /// Only a thread that is running may promise; a helper waiting for a thread that has not
+    /// started yet could wait forever on a single core.
+    package func expect() { rt_faces_search_expect(handle) }
+
+    /// Gives up a search promised with ``expect()``: a waiting helper returns.
+    package func close() { rt_faces_search_close(handle) }
+
+    /// Scans levels of the search nobody has taken yet until none is left, and returns how
+    /// many it scanned. Before the pyramid is built it waits for it if the search was promised
+    /// (``expect()``), else returns 0 at once.
+    @discardableResult
+    package func help() -> Int { Int(rt_faces_search_help(handle)) }
+
+    /// Builds the pyramid of a grey copy of `plane` with the given long edge; from then on
+    /// helpers scan. False (and the search closed) when the copy is too small to hold a face or
+    /// memory ran out. Call once.
+    package func start(in plane: GreyPlane, longEdge: Int, threshold: Double) -> Bool {
+      let small = plane.areaResized(toFitLongEdge: longEdge)
+      guard small.width >= 64, small.height >= 64, let handle else {
+        close()
+        return false
+      }
+      searched = (small.width, small.height)
+      let bytes = small.bytes()
+      return bytes.withUnsafeBufferPointer { src in
+        rt_faces_search_start(
+          handle, src.baseAddress, Int32(small.width), Int32(small.height), Int32(small.width),
+          threshold)
+      } == 0
+    }
+
+    /// Scans the levels left, waits for those helpers took, and returns the detections as
+    /// ``FaceDetector/candidates(in:longEdge:threshold:threads:)`` does. After a successful
+    /// ``start(in:longEdge:threshold:)``, on the same thread.
+    package func finish() -> [(bounds: NormalizedRect, score: Double)] {
+      FaceDetector.boxes(width: searched.width, height: searched.height) { out, capacity in
+        rt_faces_search_finish(handle, out, capacity)
+      }
     }
   }
 

@@ -148,30 +148,37 @@ public struct PhotoAnalyzer: Sendable {
     // The grey plane and focus tiles are shared by faces, subject and scene (made once).
     let plane = GreyPlane(image: copy)
     let focus = FocusMap(plane: plane)
-    // Two sides of equal cost run at once: face detection (the costly part) and then the
-    // subject it decides, beside the pixel statistics, the brightest detail's colour (which
-    // reads the statistics' luminance plane), the scene features and the grey pixels. Each side
-    // writes only its own slot and the slots are read after both have finished, so the result
-    // does not depend on thread timing. The detector keeps to one thread here: with its own
-    // worker as well, three threads shared the two cores and the statistics side finished last
-    // (six alternating `retouch-bench ai` runs: `topSuggestion` 14.2 → 12.9 ms median, faster
-    // in five of six). The subject and the highlight colour used to follow both sides, one
-    // after the other, on one core. A search of the photo's own 768-px copy is about three times
-    // as long as the statistics side, so there the detector splits its pyramid after all (the
-    // 12 MP analysis with grain: 31–39 ms → 30–33 ms median, three alternating runs of 11).
+    // Two sides run at once: face detection and then the subject it decides, beside the pixel
+    // statistics, the brightest detail's colour (which reads the statistics' luminance plane),
+    // the scene features and the grey pixels. Each side writes only its own slot and the slots
+    // are read after both have finished, so the result does not depend on thread timing. Once
+    // its own work is done, the statistics side helps scan the detector's pyramid levels
+    // (``FaceDetector/Search``; the same detections whoever scans a level), so that the two
+    // cores finish together whichever side is longer: the search of a 512-px copy costs about
+    // as much as the statistics, that of the photo's own 768-px copy about three times as much.
+    // Before, the detector kept to one thread on a copy (its own worker as well made three
+    // threads on two cores) and split its pyramid with a worker of its own on a photo; the
+    // subject's saliency map followed the search on its side. With the shared search and the
+    // map measured first, `retouch-bench ai` on the 2-core AMD EPYC (no AVX-512), alternating
+    // rounds of 30: `topSuggestion` on the 512-px copy faster in 10 of 10 rounds (medians
+    // 16.1 → 15.0 and 17.4 → 16.2 ms); the portrait, where the map is not needed, 16.4 → 17.2
+    // and 18.4 → 18.4 ms (the map's CPU is shared there, not hidden).
     let faceDetector = FaceDetector(
-      detectionLongEdge: FaceDetector.defaultDetectionLongEdge, threads: photo == nil ? 1 : 2)
+      detectionLongEdge: FaceDetector.defaultDetectionLongEdge, threads: 1)
     let faceSlot = Slot<([FaceObservation], SubjectAnalysis)?>(nil)
     let statsSlot = Slot<StatisticsSide?>(nil)
     let shared = SharedInputs(copy: copy, plane: plane, focus: focus, photo: photo)
+    let search = FaceDetector.Search()
     DispatchQueue.concurrentPerform(iterations: 2) { side in
       if side == 0 {
-        faceSlot.value = Self.facesSide(shared, detector: faceDetector)
+        faceSlot.value = Self.facesSide(shared, detector: faceDetector, sharing: search)
       } else {
         statsSlot.value = Self.statisticsSide(shared)
+        search.help()
       }
     }
-    let (faces, subject) = faceSlot.value ?? Self.facesSide(shared, detector: faceDetector)
+    let (faces, subject) =
+      faceSlot.value ?? Self.facesSide(shared, detector: faceDetector, sharing: nil)
     let measured = statsSlot.value ?? Self.statisticsSide(shared)
     let stats = measured.stats
     let capture = Self.captureFacts(metadata)
@@ -243,14 +250,22 @@ public struct PhotoAnalyzer: Sendable {
   }
 
   private static func facesSide(
-    _ shared: SharedInputs, detector: FaceDetector
+    _ shared: SharedInputs, detector: FaceDetector, sharing search: FaceDetector.Search?
   ) -> ([FaceObservation], SubjectAnalysis) {
-    let search = shared.photo.map {
+    // Promised before the search copy is made, so that a statistics side done sooner waits
+    // for the pyramid instead of leaving the whole search to this side.
+    search?.expect()
+    // The saliency map is needed only when there is no face, but measured first it is part of
+    // the work the two cores share (through the detector's levels), not a tail after the search.
+    let saliency = SubjectFinder.Saliency(plane: shared.plane)
+    let searchPlane = shared.photo.map {
       FaceDetector.searchPlane(of: $0, longEdge: detector.detectionLongEdge)
     }
     let faces = detector.detect(
-      in: shared.copy, plane: shared.plane, focus: shared.focus, searchPlane: search)
-    let subject = SubjectFinder.findSubject(plane: shared.plane, focus: shared.focus, faces: faces)
+      in: shared.copy, plane: shared.plane, focus: shared.focus, searchPlane: searchPlane,
+      sharing: search)
+    let subject = SubjectFinder.findSubject(
+      plane: shared.plane, focus: shared.focus, faces: faces, saliency: saliency)
     return (faces, subject)
   }
 
