@@ -821,9 +821,9 @@ struct rt_face_search {
 
 extern "C" rt_face_search *rt_faces_search_create(void) {
   try {
-    auto s = new rt_face_search();
+    auto s = std::make_unique<rt_face_search>();
     s->search = std::make_unique<Search>(model());
-    return s;
+    return s.release();
   } catch (...) {
     return nullptr;
   }
