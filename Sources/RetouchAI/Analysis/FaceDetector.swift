@@ -142,8 +142,7 @@ public struct FaceDetector: Sendable {
   package static func candidates(
     in plane: GreyPlane, longEdge: Int, threshold: Double, threads: Int = 1
   ) -> [(bounds: NormalizedRect, score: Double)] {
-    let small = plane.areaResized(toFitLongEdge: longEdge)
-    guard small.width >= 64, small.height >= 64 else { return [] }
+    guard let small = searchCopy(of: plane, longEdge: longEdge) else { return [] }
     let bytes = small.bytes()
     return boxes(width: small.width, height: small.height) { out, capacity in
       bytes.withUnsafeBufferPointer { src in
@@ -152,6 +151,13 @@ public struct FaceDetector: Sendable {
           threshold, Int32(threads), out, capacity)
       }
     }
+  }
+
+  /// The grey copy of `plane` searched at `longEdge`, or nil when it is under 64 px on a side
+  /// (too small for any pyramid level the detector scans).
+  fileprivate static func searchCopy(of plane: GreyPlane, longEdge: Int) -> GreyPlane? {
+    let small = plane.areaResized(toFitLongEdge: longEdge)
+    return small.width >= 64 && small.height >= 64 ? small : nil
   }
 
   /// The detections `detect` (the C call, given room for up to 64 boxes) writes on a
@@ -220,8 +226,7 @@ public struct FaceDetector: Sendable {
     /// helpers scan. False (and the search closed) when the copy is too small to hold a face or
     /// memory ran out. Call once.
     package func start(in plane: GreyPlane, longEdge: Int, threshold: Double) -> Bool {
-      let small = plane.areaResized(toFitLongEdge: longEdge)
-      guard small.width >= 64, small.height >= 64, let handle else {
+      guard let small = FaceDetector.searchCopy(of: plane, longEdge: longEdge), let handle else {
         close()
         return false
       }
