@@ -318,3 +318,146 @@ int rbref_sharpen_pass(const rbref_plan *plan, const uint8_t *src, uint8_t *dst,
   }
   return ran;
 }
+
+// MARK: - The analysis's statistics pass
+
+// Products and sums are evaluated as written, one rounding each (as Swift does): no fused
+// multiply-adds, so the reference's sums can be compared bit for bit.
+#pragma STDC FP_CONTRACT OFF
+
+static inline int stats_rounded_index(float v, int max) {
+  float clamped = v > 0 ? v : 0;
+  clamped = clamped < (float)max ? clamped : (float)max;
+  return (int)lrintf(clamped);
+}
+
+static inline float stats_hue(int r, int g, int b, int mx, int c) {
+  float cf = (float)c, h;
+  if (mx == r) {
+    h = (float)(g - b) / cf;
+    if (h < 0) h += 6;
+  } else if (mx == g) {
+    h = (float)(b - r) / cf + 2;
+  } else {
+    h = (float)(r - g) / cf + 4;
+  }
+  h *= 60;
+  return h < 359.999f ? h : 359.999f;
+}
+
+static void stats_add_hue(rbref_stats_sums *s, int band, float w) { s->hue[band] += (double)w; }
+
+rbref_stats_sums rbref_stats_rows(
+    const rbref_stats_tables *t, const uint8_t *src, int width, int height, int row_begin,
+    int row_end, uint32_t *histogram, uint32_t *counts, float *luminance, float *luma) {
+  rbref_stats_sums s;
+  memset(&s, 0, sizeof s);
+  const float *dec = t->decode, *f_table = t->lab_f, *centers = t->band_centers;
+  const float *m = t->to_xyz;
+  const float wr = t->weights[0], wg = t->weights[1], wb = t->weights[2];
+  const float bin_scale = (float)(t->histogram_bins - 1);
+  const int max_bin = t->histogram_bins - 1;
+  const float highlight_scale = (float)(t->highlight_bins - 1);
+  const float xn = m[0] + m[1] + m[2], zn = m[6] + m[7] + m[8];
+  // Swift's Float.pi, rounded toward zero.
+  const float pi = 0x1.921fb4p+1f;
+  for (int y = row_begin; y < row_end; y++) {
+    const uint8_t *row = src + (size_t)y * width * 3;
+    const uint8_t *next = y + 1 < height ? row + (size_t)width * 3 : NULL;
+    const size_t row_start = (size_t)y * width;
+    double row_sog[3] = {0, 0, 0}, row_edge[3] = {0, 0, 0}, row_luma = 0, row_chroma = 0;
+    int64_t sampled = 0;
+    for (int x = 0; x < width; x++) {
+      const uint8_t *p = row + 3 * x;
+      const uint8_t r8 = p[0], g8 = p[1], b8 = p[2];
+      const float lr = dec[r8], lg = dec[g8], lb = dec[b8];
+      const float y_lin = wr * lr + wg * lg + wb * lb;
+      luminance[row_start + x] = y_lin;
+      const float l601 = 0.299f * (float)r8 + 0.587f * (float)g8 + 0.114f * (float)b8;
+      luma[row_start + x] = l601;
+      row_luma += (double)l601;
+      histogram[stats_rounded_index(y_lin * bin_scale, max_bin)] += 1;
+      uint8_t hi8 = r8 > g8 ? r8 : g8, lo8 = r8 < g8 ? r8 : g8;
+      hi8 = hi8 > b8 ? hi8 : b8;
+      lo8 = lo8 < b8 ? lo8 : b8;
+      counts[lo8] += 1;
+      counts[256 + hi8] += 1;
+      if (hi8 < 250) {
+        float pos = (y_lin >= 0 ? (y_lin < 1 ? y_lin : 1) : 0) * highlight_scale;
+        counts[512 + (int)pos] += 1;
+      }
+      if (hi8 >= 253) {
+        s.highlight_clipped++;
+        if (lo8 < 200) {
+          uint8_t mid8 = r8 ^ g8 ^ b8 ^ hi8 ^ lo8;
+          if (mid8 >= 253) s.clipped_colour++;
+        }
+      }
+      if (hi8 <= 2) s.shadow_clipped++;
+      float mx = lr > lg ? lr : lg, mn = lr < lg ? lr : lg;
+      mx = mx > lb ? mx : lb;
+      mn = mn < lb ? mn : lb;
+      if (hi8 < 250 && y_lin > 0.008f && (mx - mn) <= 0.75f * mx) {
+        s.trusted_count++;
+        double v[3] = {lr, lg, lb};
+        for (int c = 0; c < 3; c++) {
+          double v2 = v[c] * v[c];
+          row_sog[c] += v2 * v2 * v2;
+        }
+        if (x + 1 < width && next) {
+          const uint8_t *q = p + 3, *d = next + 3 * x;
+          uint8_t q_max = q[0] > q[1] ? q[0] : q[1], d_max = d[0] > d[1] ? d[0] : d[1];
+          q_max = q_max > q[2] ? q_max : q[2];
+          d_max = d_max > d[2] ? d_max : d[2];
+          if (q_max < 250 && d_max < 250) {
+            float dxr = dec[q[0]] - lr, dxg = dec[q[1]] - lg, dxb = dec[q[2]] - lb;
+            float dyr = dec[d[0]] - lr, dyg = dec[d[1]] - lg, dyb = dec[d[2]] - lb;
+            row_edge[0] += (double)(dxr * dxr + dyr * dyr);
+            row_edge[1] += (double)(dxg * dxg + dyg * dyg);
+            row_edge[2] += (double)(dxb * dxb + dyb * dyb);
+            s.edge_count++;
+          }
+        }
+      }
+    }
+    if ((y & 1) == 0) {
+      for (int x = 0; x < width; x += 2) {
+        const uint8_t *p = row + 3 * x;
+        const uint8_t r8 = p[0], g8 = p[1], b8 = p[2];
+        const float lr = dec[r8], lg = dec[g8], lb = dec[b8];
+        const float X = m[0] * lr + m[1] * lg + m[2] * lb;
+        const float Z = m[6] * lr + m[7] * lg + m[8] * lb;
+        const float fx = f_table[stats_rounded_index(X / xn * 4095, 4095)];
+        const float fy = f_table[stats_rounded_index(luminance[row_start + x] * 4095, 4095)];
+        const float fz = f_table[stats_rounded_index(Z / zn * 4095, 4095)];
+        const float a = 500 * (fx - fy), bb = 200 * (fy - fz);
+        row_chroma += (double)sqrtf(a * a + bb * bb);
+        sampled++;
+        int e_max = r8 > g8 ? r8 : g8, e_min = r8 < g8 ? r8 : g8;
+        e_max = e_max > b8 ? e_max : b8;
+        e_min = e_min < b8 ? e_min : b8;
+        if (e_max <= e_min) continue;
+        const float c = (float)(e_max - e_min) / 255;
+        float tt = c / 0.15f;
+        tt = tt < 1 ? tt : 1;
+        const float weight = tt * tt * (3 - 2 * tt);
+        const float hue = stats_hue(r8, g8, b8, e_max, e_max - e_min);
+        int band = 0;
+        while (band < 7 && hue >= centers[band + 1]) band++;
+        const float lower = centers[band], upper = centers[band + 1];
+        const float u = (hue - lower) / (upper - lower);
+        const float wi = 0.5f + 0.5f * cosf(pi * u);
+        stats_add_hue(&s, band, weight * wi);
+        stats_add_hue(&s, (band + 1) & 7, weight * (1 - wi));
+      }
+    }
+    for (int c = 0; c < 3; c++) {
+      s.shades_of_gray[c] += row_sog[c];
+      s.gray_edge[c] += row_edge[c];
+    }
+    s.chroma_sum += row_chroma;
+    s.chroma_count += sampled;
+    s.luma_sum += row_luma;
+  }
+  return s;
+}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import CRetouchBenchReference
 import Foundation
-import RetouchAI
+@_spi(Benchmarks) import RetouchAI
 import RetouchCore
 import RetouchIO
 import RetouchRender
@@ -76,6 +77,14 @@ enum AIBench {
         _ = FaceDetector().detect(in: small)
         return (nil, nil)
       },
+      BenchCase(name: "stage: statistics pass, 512 px, 1 thread", owner: "Retouch") {
+        _ = StatisticsPassBenchmark.run(small)
+        return (nil, nil)
+      },
+      BenchCase(name: "stage: statistics pass, 512 px, 1 thread", owner: "C reference") {
+        _ = referenceStatistics(small)
+        return (nil, nil)
+      },
     ]
     if let portrait {
       allCases.insert(
@@ -102,6 +111,11 @@ enum AIBench {
         return result
       }
     }
+    // The C reference must measure what the Swift pass does, or its time says nothing.
+    if cases.contains(where: { $0.owner == "C reference" }) {
+      let same = StatisticsPassBenchmark.run(small) == referenceStatistics(small)
+      print("statistics pass: C reference \(same ? "gives the same bits" : "DIFFERS from Swift")")
+    }
     let results = try roundRobin(timed, runs: max(options.runs, 9))
     printTable(
       "suggestion engine (after prewarm)", results, reference: "topSuggestion, 512 px copy",
@@ -112,6 +126,16 @@ enum AIBench {
           " Portrait: \(options.portrait.lastPathComponent), \($0.size), "
             + "\(portraitFaces) face(s) found."
         } ?? " Portrait not found: its case is skipped."))
+    let pass = results.filter { $0.name.hasPrefix("stage: statistics pass") }
+    if let swift = pass.first(where: { $0.owner == "Retouch" }),
+      let c = pass.first(where: { $0.owner == "C reference" }), c.samples.median > 0
+    {
+      // The project's rule for a C kernel: only where Swift stays more than 1.5× behind.
+      print(
+        String(
+          format: "statistics pass: Swift / C reference = %.2f× (a C twin only above 1.5×)",
+          swift.samples.median / c.samples.median))
+    }
     // The warm-up round is in `cpu` too; skip it like roundRobin does.
     print("\nCPU time, all threads (median ms, timed rounds only):")
     for (i, c) in cases.enumerated() {
@@ -168,5 +192,67 @@ enum AIBench {
       for c in raw { print("  raw " + line(c)) }
       for f in kept { print("  kept " + line((f.bounds, f.score))) }
     }
+  }
+
+  /// The C reference of the analysis's statistics pass on one thread, over the Swift pass's
+  /// bands (one set of counts for all, each band's float sums on their own, added in band order
+  /// as the Swift pass does), as a digest to compare with ``StatisticsPassBenchmark/run(_:)``.
+  static func referenceStatistics(_ image: Image) -> [UInt64] {
+    let t = StatisticsPassBenchmark.tables(for: image)
+    let w = image.width, h = image.height
+    let bands = ParallelBands.bandRanges(rows: h, count: t.bandCount)
+    let slots = 512 + t.highlightBins
+    var histogram32 = [UInt32](repeating: 0, count: t.histogramBins)
+    var counts = [UInt32](repeating: 0, count: slots)
+    var luminance = [Float](repeating: 0, count: w * h)
+    var luma = [Float](repeating: 0, count: w * h)
+    var sums = [rbref_stats_sums]()
+    t.decode.withUnsafeBufferPointer { dec in
+      t.labF.withUnsafeBufferPointer { labF in
+        t.bandCenters.withUnsafeBufferPointer { centers in
+          t.toXYZ.withUnsafeBufferPointer { toXYZ in
+            var tables = rbref_stats_tables(
+              decode: dec.baseAddress, lab_f: labF.baseAddress,
+              band_centers: centers.baseAddress, to_xyz: toXYZ.baseAddress,
+              weights: (t.weights.0, t.weights.1, t.weights.2),
+              histogram_bins: Int32(t.histogramBins), highlight_bins: Int32(t.highlightBins))
+            image.withUnsafeBytes { raw in
+              let src = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+              for band in bands {
+                let s = histogram32.withUnsafeMutableBufferPointer { hist in
+                  counts.withUnsafeMutableBufferPointer { cnt in
+                    rbref_stats_rows(
+                      &tables, src, Int32(w), Int32(h), Int32(band.lowerBound),
+                      Int32(band.upperBound), hist.baseAddress!, cnt.baseAddress!, &luminance,
+                      &luma)
+                  }
+                }
+                sums.append(s)
+              }
+            }
+          }
+        }
+      }
+    }
+    let histogram = histogram32.map { Int($0) }
+    let channelCounts = counts.map { Int($0) }
+    var c = [Int](repeating: 0, count: 6)
+    var f = [Double](repeating: 0, count: 16)
+    for s in sums {
+      c[0] += Int(s.shadow_clipped)
+      c[1] += Int(s.highlight_clipped)
+      c[2] += Int(s.clipped_colour)
+      c[3] += Int(s.trusted_count)
+      c[4] += Int(s.edge_count)
+      c[5] += Int(s.chroma_count)
+      let sog = [s.shades_of_gray.0, s.shades_of_gray.1, s.shades_of_gray.2]
+      let edge = [s.gray_edge.0, s.gray_edge.1, s.gray_edge.2]
+      let hue = [s.hue.0, s.hue.1, s.hue.2, s.hue.3, s.hue.4, s.hue.5, s.hue.6, s.hue.7]
+      let values = sog + edge + [s.chroma_sum, s.luma_sum] + hue
+      for k in 0..<16 { f[k] += values[k] }
+    }
+    return StatisticsPassBenchmark.digest(
+      counts: c, sums: f, histogram: histogram, channelCounts: channelCounts,
+      luminance: luminance, luma: luma)
   }
 }

@@ -3,7 +3,7 @@
 import RetouchCore
 import Testing
 
-@testable import RetouchAI
+@testable @_spi(Benchmarks) import RetouchAI
 
 /// The analysis's pixel loops against plain per-pixel references written the obvious way: the
 /// loops are tuned for speed (wrapping index arithmetic, per-row scratch terms, edge columns
@@ -93,5 +93,24 @@ import Testing
     ]
     let bytes = GreyPlane(width: values.count, height: 1, values: values).bytes()
     #expect(bytes == expected)
+  }
+}
+
+/// The statistics pass splits its bands into one group per thread, each group counting into
+/// its own histograms while every band keeps float sums of its own: what it measures must not
+/// depend on how many threads ran it.
+@Suite struct StatisticsPassThreadTests {
+  @Test func samePassOnAnyThreadCount() throws {
+    let photo = try AnalysisTestPhotos.load("s01").image
+    let one = StatisticsPassBenchmark.digest(of: PixelStatistics(photo, threads: 1))
+    // 8 bands in 2, 3, 5 and 8 groups (uneven ones included), and more threads than bands.
+    for threads in [2, 3, 5, 8, 12] {
+      let many = StatisticsPassBenchmark.digest(of: PixelStatistics(photo, threads: threads))
+      #expect(many == one, "\(threads) threads")
+    }
+    // Not a digest that ignores its input: a changed pixel changes it.
+    var other = photo
+    other.withUnsafeMutableBytes { $0[0] = $0[0] &+ 40 }
+    #expect(StatisticsPassBenchmark.digest(of: PixelStatistics(other, threads: 1)) != one)
   }
 }

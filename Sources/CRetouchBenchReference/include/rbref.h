@@ -62,6 +62,44 @@ int rbref_plan_set_local_tone(rbref_plan *plan, const rbref_local_tone *local);
 /// that ran.
 int rbref_sharpen_pass(const rbref_plan *plan, const uint8_t *src, uint8_t *dst, float amount, int threads);
 
+
+/// The sums of the analysis's fused statistics pass over some rows (`retouch-bench ai`'s C
+/// reference of RetouchAI's `PixelStatistics` pass; the same fields, summed in the same order).
+typedef struct rbref_stats_sums {
+  int64_t shadow_clipped, highlight_clipped, clipped_colour, trusted_count;
+  double shades_of_gray[3];
+  double gray_edge[3];
+  int64_t edge_count;
+  double chroma_sum;
+  int64_t chroma_count;
+  double hue[8];
+  double luma_sum;
+} rbref_stats_sums;
+
+/// The tables and constants of the statistics pass (the Swift pass's own, passed in).
+typedef struct rbref_stats_tables {
+  /// 8-bit code to linear light (256 entries).
+  const float *decode;
+  /// CIE f(t) at 4096 points over t in 0...1.
+  const float *lab_f;
+  /// The colour-mixer bands' centre hues, ascending, the first repeated at 360 (9 entries).
+  const float *band_centers;
+  /// Linear RGB to XYZ, row-major (9 entries).
+  const float *to_xyz;
+  /// Luminance weights of linear R, G and B.
+  float weights[3];
+  /// Bins of the luminance histogram and of the unclipped pixels' highlight counts.
+  int histogram_bins, highlight_bins;
+} rbref_stats_tables;
+
+/// The statistics pass over rows `row_begin..<row_end` of an 8-bit RGB image (`width` * 3 bytes
+/// per row): fills `luminance` and `luma` (width * height floats, the rows' entries), adds to
+/// `histogram` (histogram_bins counts) and `counts` (512 + highlight_bins counts: darkest
+/// channel, brightest channel, unclipped pixels' luminance) and returns the sums.
+rbref_stats_sums rbref_stats_rows(
+    const rbref_stats_tables *tables, const uint8_t *src, int width, int height, int row_begin,
+    int row_end, uint32_t *histogram, uint32_t *counts, float *luminance, float *luma);
+
 #ifdef __cplusplus
 }
 #endif
