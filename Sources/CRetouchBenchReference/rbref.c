@@ -420,8 +420,8 @@ rbref_stats_sums rbref_stats_rows(
         }
       }
     }
-    if ((y & 1) == 0) {
-      for (int x = 0; x < width; x += 2) {
+    if ((y & 3) == 0) {
+      for (int x = 0; x < width; x += 4) {
         const uint8_t *p = row + 3 * x;
         const uint8_t r8 = p[0], g8 = p[1], b8 = p[2];
         const float lr = dec[r8], lg = dec[g8], lb = dec[b8];

@@ -199,13 +199,15 @@ public struct ColorAnalysis: Sendable, Hashable, Codable {
   /// material, such as snow).
   /// About 0.6 and above for ordinary daylight photos; below 0.25 means "don't correct".
   public var confidence: Double
-  /// Mean chroma (CIE C*ab, D65) over all pixels: about 5 for muted photos, 30+ for vivid ones.
+  /// Mean chroma (CIE C*ab, D65) over the photo (every fourth pixel of every fourth row of the
+  /// analysis copy): about 5 for muted photos, 30+ for vivid ones.
   public var meanChroma: Double
   /// Shares (summing to 1; all 0 for a grey photo) of the eight colour-mixer hue bands (red,
   /// orange, yellow, green, aqua, blue, purple, magenta, centred as RetouchRender's `ColorBand`).
-  /// Each pixel counts with the mixer's own colourfulness weight, `smoothstep(0, 0.15, max − min)`
-  /// of its encoded RGB, split between the two bands whose centres bracket its HSV hue with the
-  /// mixer's raised-cosine weights — so a share says how much of the photo a band's slider moves.
+  /// Each pixel (of the same sample as ``meanChroma``) counts with the mixer's own colourfulness
+  /// weight, `smoothstep(0, 0.15, max − min)` of its encoded RGB, split between the two bands
+  /// whose centres bracket its HSV hue with the mixer's raised-cosine weights — so a share says
+  /// how much of the photo a band's slider moves.
   public var hueShares: [Double]
   /// The green–magenta axis as the photo's grey pixels read it (``greenTint``'s units), a
   /// second opinion from another method; nil when too few pixels qualify (or in analyses
