@@ -349,21 +349,21 @@ struct PassContext: Sendable {
   /// The pass over `rows`. `channelHistograms` holds ``countSlots`` bins: the darkest channel's
   /// 256 codes, the brightest channel's, then the unclipped pixels' luminance bins.
   ///
-  /// Cost: ~5 ms of one core's time on a 512 × 384 copy, about 40 % of it in the sampled pixels'
-  /// chroma and hue (their loop removed, the pass took 0.56–0.61 of its time: single-thread CPU
-  /// time of the two versions alternated in one process, 200 runs). Tried for speed and not
-  /// kept (no gain, or slower, in the same comparison): the hue shares summed through a pointer
-  /// indexed by band instead of a `switch`, the band counted without branches, the HSV hue
-  /// selected without branches, and the sampled pixels eight at a time in `SIMD8` lanes with
-  /// per-lane table look-ups (1.45× slower). Earlier, also without a measurable change:
-  /// branch-free trusted-pixel sums, counting the histogram after each row, a c⁶ table.
+  /// Cost: ~4 ms of one core's time on a 512 × 384 copy (a quiet host; up to 6 ms on a busy
+  /// one). Tried for speed and not kept (no gain, or slower, in alternated single-thread runs):
+  /// the hue shares summed through a pointer indexed by band instead of a `switch`, the band
+  /// counted without branches, the HSV hue selected without branches, and the sampled pixels
+  /// eight at a time in `SIMD8` lanes with per-lane table look-ups (1.45× slower). Earlier,
+  /// also without a measurable change: branch-free trusted-pixel sums, counting the histogram
+  /// after each row, a c⁶ table, per-channel scalar sums instead of `SIMD3<Double>`.
   ///
   /// Stays in Swift: `retouch-bench ai` times it beside a C reference of the same pass (same
   /// tables, same sums in the same order, checked bit for bit each run), both on one thread,
-  /// and Swift takes 1.12× the C time (4.7 against 4.2 ms, AMD EPYC, AVX2), under the 1.5× from
-  /// which a kernel may move to C. In both, the sampled pixels' chroma and hue shares are about
-  /// a third of the time (the C pass without them: 2.9 ms) and the trusted pixels' illuminant
-  /// sums a sixth (3.5 ms); the histogram counts cost little (4.3 ms without them).
+  /// and Swift takes 1.11–1.20× the C time (4.1 against 3.7 ms, AMD EPYC, AVX2), under the
+  /// 1.5× from which a kernel may move to C. The reference also showed where the time went
+  /// while the chroma and hue were sampled on a quarter of the pixels: a third of it there
+  /// (the C pass without them 2.9 of 4.2 ms; now a sixteenth is sampled), a sixth in the
+  /// trusted pixels' illuminant sums, little in the histogram counts.
   func run(
     rows: Range<Int>, source: UnsafePointer<UInt8>, histogram: UnsafeMutablePointer<UInt32>,
     channelHistograms: UnsafeMutablePointer<UInt32>, luminance: UnsafeMutablePointer<Float>,
