@@ -11,7 +11,7 @@ import RetouchRender
 /// `suggestions` with 256 px thumbnails on a decoded 12 MP photo (goal ≤ 150 ms median), and
 /// `topSuggestion` on a 512 px copy (goal ≤ 15 ms), face detection included in both; plus the
 /// stages on their own (analysis copy, analysis, grain, ranking renders) so a regression can be
-/// placed.
+/// placed, and the analysis's statistics pass beside a C reference of it (same bits, checked).
 enum AIBench {
   static func run(options: BenchOptions) throws {
     if options.inputs.count > 1 { try printResults(options.inputs) }

@@ -187,6 +187,7 @@ public enum StatisticsPassBenchmark {
     public let bandCount: Int
   }
 
+  /// The tables the pass uses on `image` (its colour space sets the XYZ matrix and weights).
   public static func tables(for image: Image) -> Tables {
     let w = image.colorSpace.lumaWeights
     return Tables(
