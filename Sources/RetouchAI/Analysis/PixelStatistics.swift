@@ -197,9 +197,14 @@ public enum StatisticsPassBenchmark {
       highlightBins: HighlightColor.bins, bandCount: PixelStatistics.bandCount)
   }
 
-  /// Runs the pass on `image` on one thread and returns what the C reference's results are
-  /// compared with (``digest(of:)``).
-  public static func run(_ image: Image) -> [UInt64] {
+  /// Runs the pass on `image` on one thread (what the bench times).
+  public static func run(_ image: Image) {
+    _ = PixelStatistics(image, threads: 1)
+  }
+
+  /// The pass on `image` on one thread, as the C reference's results are compared with it
+  /// (``digest(of:)``).
+  public static func digest(_ image: Image) -> [UInt64] {
     digest(of: PixelStatistics(image, threads: 1))
   }
 
@@ -360,11 +365,12 @@ struct PassContext: Sendable {
   ///
   /// Stays in Swift: `retouch-bench ai` times it beside a C reference of the same pass (same
   /// tables, same sums in the same order, checked bit for bit each run), both on one thread,
-  /// and Swift takes 1.11–1.20× the C time (4.1 against 3.7 ms, AMD EPYC, AVX2), under the
-  /// 1.5× from which a kernel may move to C. The reference also showed where the time went
-  /// while the chroma and hue were sampled on a quarter of the pixels: a third of it there
-  /// (the C pass without them 2.9 of 4.2 ms; now a sixteenth is sampled), a sixth in the
-  /// trusted pixels' illuminant sums, little in the histogram counts.
+  /// and Swift takes 1.26–1.28× the C time (medians 4.3–5.5 against 3.4–4.3 ms in three runs
+  /// of 60, AMD EPYC, AVX2), under the 1.5× from which a kernel may move to C. The reference
+  /// also showed where the time went while the chroma and hue were sampled on a quarter of the
+  /// pixels (timed then with a hash of both planes added to each run): a third of it there (the
+  /// C pass without them 2.9 of 4.2 ms; now a sixteenth is sampled), a sixth in the trusted
+  /// pixels' illuminant sums, little in the histogram counts.
   func run(
     rows: Range<Int>, source: UnsafePointer<UInt8>, histogram: UnsafeMutablePointer<UInt32>,
     channelHistograms: UnsafeMutablePointer<UInt32>, luminance: UnsafeMutablePointer<Float>,
