@@ -386,7 +386,8 @@ enum ExposureMeasurement {
       subjectLuminance: subjectMean, sceneEV100: sceneEV, isDarkOnPurpose: darkOnPurpose,
       suggestedEV: ev, blownShare: blownShare,
       channelFloor: channelFloor(stats.floorHistogram, total: stats.pixelCount),
-      crushedBlack: crushedBlack(stats.floorHistogram, total: stats.pixelCount),
+      crushedBlack: crushedBlack(
+        stats.floorHistogram, total: stats.pixelCount, pureBlack: blackShare),
       missingWhiteEV: missingWhite,
       liftedBlack: liftedBlack(stats.floorHistogram, bottom: bottom, total: stats.pixelCount),
       blackBottom: Double(bottom) / 255, clippedColourShare: colourClip)
@@ -487,14 +488,37 @@ enum ExposureMeasurement {
   }
 
   /// Spike-to-density ratio (code values) of the darkest channel at 0 over which a clip reads
-  /// as a crushed black point, fading in to its upper end.
+  /// as a crushed black point, fading in to its upper end; ``neutralCrushSpikeRatio`` where dark
+  /// neutrals went to pure black with it.
   static let crushSpikeRatio = 8.0...12.0
+  /// The ratio range of ``crushSpikeRatio`` where the clip blackened the photo's dark neutral
+  /// tones in every channel too (``neutralCrushShare``).
+  ///
+  /// A mild crush reads under its own size: 0.05 spans 12.75 codes, but most photos are
+  /// densest just above the clip, so the ratio underestimates it. On the harness's copies of
+  /// 85 photos at their own 768 px, of the 71 crushed by 0.05 with 1 % or more at 0, 38 read 12
+  /// and more, 21 read 8–12 and 12 under 8 (two frames of a night scene at 8.8 and 9.3 kept
+  /// their crush). A lower ramp alone (6–10) also read the spike of a colour clipped to 0 in one
+  /// channel, whose codes above an exposure a stop over thins to about half: seven frames of
+  /// that night scene a stop over read 9.1–9.5 and were given Lift Shadows (8.7 → 10.1
+  /// ΔE2000 from the photo), and the outside photos' over family went from 85.3 % to 86.5 %
+  /// of its input. A crush clips dark neutrals with the colours; a colour clipped alone does
+  /// not: 25 of the 28 crushed copies at 8–12 have pure black at 0.09–1.2 of their spike,
+  /// those over-exposed frames 0.01–0.04. With the ramp moved for neutral blacks only, the crush
+  /// family went from 49.9 % to 49.1 % of its input ΔE2000 on `dev` and from 76.2 % to 74.6 %
+  /// on 70 other photos, with their untouched photos unchanged, under, noise, warm and cool
+  /// within 0.1 point, and over from 85.3 % to 85.4 % (a portrait a stop over, 5.8 → 6.4).
+  static let neutralCrushSpikeRatio = 6.0...10.0
+  /// Pure black (every channel at 2/255 or under) as a share of the darkest channel's spike at
+  /// 0 over which the clip counts as having blackened dark neutrals
+  /// (``neutralCrushSpikeRatio``), fading in to the upper end.
+  static let neutralCrushShare = 0.05...0.1
   /// Share of pixels clipped to 0 in their darkest channel over which the clip is the scene's
   /// black (a lit subject in a black frame), fading out to the upper end. A crush of a photo
   /// with deep colours or dark parts clips up to four fifths of it (a deep blue sky has no
   /// red); among the untouched photos only a frame 96 % black has more than half.
   static let crushLowKeyShare = 0.8...0.9
-  /// The largest black-point move ``crushedBlack(_:total:)`` reports.
+  /// The largest black-point move ``crushedBlack(_:total:pureBlack:cap:)`` reports.
   static let maxCrushedBlack = 0.06
 
   /// The display black point a crush moved (see ``ExposureAnalysis/crushedBlack``).
@@ -512,6 +536,9 @@ enum ExposureMeasurement {
   /// crush family went from 91 to 79 % of its input ΔE2000 on `dev`, 108 to 92 % on 59 other
   /// photos.
   ///
+  /// `pureBlack` is the share of the photo black in every channel: a spike that came with as
+  /// much as a tenth of it in neutral black is judged on ``neutralCrushSpikeRatio``.
+  ///
   /// A crushed JPEG reads far less: compression scatters the clipped pixels over codes 0–3,
   /// and the downscale to 512 px averages them into code 1. Of the same copies saved at q90,
   /// 13 (crushed by 0.05) and 21 (by 0.10) of 74 are read. Counting codes 0–1 as the spike
@@ -522,15 +549,25 @@ enum ExposureMeasurement {
   /// The copy's resampling also spreads the pile (the harness's copies are 768 px): where the
   /// photo is larger than its copy the reading is made again at the photo's own size
   /// (``fullResolutionCrush(_:noiseSigma:exposure:copyIsPhoto:)``), capped at `cap`.
-  static func crushedBlack(_ floors: [Int], total: Int, cap: Double = maxCrushedBlack) -> Double {
+  static func crushedBlack(
+    _ floors: [Int], total: Int, pureBlack: Double = 0, cap: Double = maxCrushedBlack
+  ) -> Double {
     guard floors.count > 4, total > 0 else { return 0 }
     let n = Double(total)
     let spike = Double(floors[0]) / n
     guard spike >= 0.01 else { return 0 }
     let density = Double(floors[1] + floors[2] + floors[3] + floors[4]) / (4 * n)
     let ratio = spike / max(density, 1e-6)
+    let neutral = smoothstep(
+      neutralCrushShare.lowerBound, neutralCrushShare.upperBound, pureBlack / spike)
+    let from =
+      crushSpikeRatio.lowerBound
+      + (neutralCrushSpikeRatio.lowerBound - crushSpikeRatio.lowerBound) * neutral
+    let to =
+      crushSpikeRatio.upperBound
+      + (neutralCrushSpikeRatio.upperBound - crushSpikeRatio.upperBound) * neutral
     let sure =
-      smoothstep(crushSpikeRatio.lowerBound, crushSpikeRatio.upperBound, ratio)
+      smoothstep(from, to, ratio)
       * (1 - smoothstep(crushLowKeyShare.lowerBound, crushLowKeyShare.upperBound, spike))
     return min(ratio / 255, cap) * sure
   }
@@ -550,11 +587,13 @@ enum ExposureMeasurement {
     /// neighbour is at 0 too (0 without any): near 1 where whole regions were clipped, as a
     /// crush clips shadows, about a third where noise scatters single pixels below black.
     var clumped: Double
+    /// Pixels black in every channel (code 2 and under, as ``PassContext/shadowCode``).
+    var pureBlack = 0
   }
 
   /// Counts of the darkest encoded channel at codes 0...4 of a photo or a region of one (read
   /// in place) at its own resolution (8- or 16-bit RGB(A); a 16-bit value counts by its high
-  /// byte): the input of ``crushedBlack(_:total:cap:)`` without the analysis copy's
+  /// byte): the input of ``crushedBlack(_:total:pureBlack:cap:)`` without the analysis copy's
   /// resampling.
   static func fullResolutionFloors(_ region: PhotoRegion) -> BlackCount {
     let image = region.image
@@ -564,9 +603,10 @@ enum ExposureMeasurement {
     let wide = image.format.bitDepth != 8
     let rowCount = (h + step - 1) / step
     let columns = (w + step - 1) / step
-    // Per sampled row: the 5 counts, the zeros with a neighbour and the zero pairs, added in
-    // row order afterwards (the same totals whatever the bands).
-    let slots = 7
+    // Per sampled row: the 5 counts, the zeros with a neighbour, the zero pairs and the pure
+    // blacks, added in row order afterwards (the same totals whatever the bands).
+    let slots = 8
+    let pureCode = Int(PassContext.shadowCode)
     var perRow = [Int](repeating: 0, count: rowCount * slots)
     image.withUnsafeBytes { raw in
       guard let base = raw.baseAddress, channels >= 3 else { return }
@@ -579,18 +619,22 @@ enum ExposureMeasurement {
           for r in rows {
             let y = r * step
             var n = (0, 0, 0, 0, 0)
-            var withNeighbour = 0, pairs = 0
+            var withNeighbour = 0, pairs = 0, pure = 0
             var previousZero = false
             for x in stride(from: 0, to: w, by: step) {
               let i = region.componentIndex(column: x, row: y)
               let lo: Int
+              let hi: Int
               if wide {
                 let p = src.pointer.assumingMemoryBound(to: UInt16.self)
                 lo = Int(min(p[i], p[i + 1], p[i + 2]) >> 8)
+                hi = Int(max(p[i], p[i + 1], p[i + 2]) >> 8)
               } else {
                 let p = src.pointer.assumingMemoryBound(to: UInt8.self)
                 lo = Int(min(p[i], p[i + 1], p[i + 2]))
+                hi = Int(max(p[i], p[i + 1], p[i + 2]))
               }
+              if hi <= pureCode { pure += 1 }
               if previousZero {
                 withNeighbour += 1
                 if lo == 0 { pairs += 1 }
@@ -613,6 +657,7 @@ enum ExposureMeasurement {
             row[4] = n.4
             row[5] = withNeighbour
             row[6] = pairs
+            row[7] = pure
           }
         }
       }
@@ -623,7 +668,7 @@ enum ExposureMeasurement {
     }
     return BlackCount(
       floors: Array(sums[0..<5]), total: rowCount * columns,
-      clumped: sums[5] > 0 ? Double(sums[6]) / Double(sums[5]) : 0)
+      clumped: sums[5] > 0 ? Double(sums[6]) / Double(sums[5]) : 0, pureBlack: sums[7])
   }
 
   /// The share of clipped pixels lying beside another (``BlackCount/clumped``) over which a
@@ -691,7 +736,10 @@ enum ExposureMeasurement {
     let copy = (exposure.crushedBlack ?? 0) * (copyIsPhoto ? clean : 1)
     guard !exposure.isDarkOnPurpose, !(copyIsPhoto && copy == 0) else { return copy }
     let count = count()
-    let full = crushedBlack(count.floors, total: count.total, cap: maxFullResolutionCrushedBlack)
+    let full = crushedBlack(
+      count.floors, total: count.total,
+      pureBlack: Double(count.pureBlack) / Double(max(1, count.total)),
+      cap: maxFullResolutionCrushedBlack)
     guard full > copy else { return copy }
     let lit = smoothstep(
       dimSceneEV100.lowerBound, dimSceneEV100.upperBound, exposure.sceneEV100 ?? 10)
