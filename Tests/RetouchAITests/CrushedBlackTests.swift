@@ -107,9 +107,9 @@ struct CrushedBlackTests {
 
   /// A mild crush (0.05) of a pale photo (a nuthatch on a light branch, d11) takes little from
   /// it: the exact inverse of the crush read changes the copy by about a fix's usual bar
-  /// (``SuggestionRanker/minimumTopChange``: 1.8 ΔE*ab before its neutral blacks put the
-  /// spike on the lower ramp, 2.0 since, reading 0.043; the inverse's own lower bar is checked
-  /// in `TopSuggestionGainTests`), and `retouch auto`'s edit is that inverse,
+  /// (``SuggestionRanker/minimumTopChange``: under it while the crush read 0.034, 2.0 since
+  /// its neutral blacks put the spike on the lower ramp and it reads 0.043; the inverse's own
+  /// lower bar is checked in `TopSuggestionGainTests`), and `retouch auto`'s edit is that inverse,
   /// bringing the copy back.
   @Test func mildCrushIsUndoneThoughTheChangeIsSmall() throws {
     let photo = try AnalysisFixtures.decode("d11").image
