@@ -494,8 +494,9 @@ enum ExposureMeasurement {
   /// The ratio range of ``crushSpikeRatio`` where the clip blackened the photo's dark neutral
   /// tones in every channel too (``neutralCrushShare``).
   ///
-  /// A mild crush reads under its own size: 0.05 spans 12.75 codes, but most photos are
-  /// densest just above the clip, so the ratio underestimates it. On the harness's copies of
+  /// A mild crush reads under its own size: 0.05 spans 12.75 codes, but most photos thin out
+  /// towards black, so the density just above the clip is more than what lay under it and the
+  /// ratio underestimates the clip. On the harness's copies of
   /// 85 photos at their own 768 px, of the 71 crushed by 0.05 with 1 % or more at 0, 38 read 12
   /// and more, 21 read 8–12 and 12 under 8 (two frames of a night scene at 8.8 and 9.3 kept
   /// their crush). A lower ramp alone (6–10) also read the spike of a colour clipped to 0 in one
@@ -506,8 +507,9 @@ enum ExposureMeasurement {
   /// not: 25 of the 28 crushed copies at 8–12 have pure black at 0.09–1.2 of their spike,
   /// those over-exposed frames 0.01–0.04. With the ramp moved for neutral blacks only, the crush
   /// family went from 49.9 % to 49.1 % of its input ΔE2000 on `dev` and from 76.2 % to 74.6 %
-  /// on 70 other photos, with their untouched photos unchanged, under, noise, warm and cool
-  /// within 0.1 point, and over from 85.3 % to 85.4 % (a portrait a stop over, 5.8 → 6.4).
+  /// on 70 other photos, with their untouched photos unchanged, the under, noise, cast and
+  /// lift families within 0.1 point, and over from 85.3 % to 85.4 % (a portrait a stop over,
+  /// 5.8 → 6.4).
   static let neutralCrushSpikeRatio = 6.0...10.0
   /// Pure black (every channel at 2/255 or under) as a share of the darkest channel's spike at
   /// 0 over which the clip counts as having blackened dark neutrals

@@ -7,10 +7,10 @@ import RetouchRender
 /// that the analysis measures the picture and not its frame.
 ///
 /// Black bars read as a crushed black point (the pile at code 0 over an empty density above it
-/// is what ``ExposureMeasurement/crushedBlack(_:total:pureBlack:cap:)`` looks for), pull the key down and
-/// can make a daylight frame read as a night picture: each of the 15 `dev` photos given black
-/// bars of 12 % above and below was offered Lift Shadows (black point −0.2 to −0.4), which
-/// turned the bars grey.
+/// is what ``ExposureMeasurement/crushedBlack(_:total:pureBlack:cap:)`` looks for), pull the
+/// key down and can make a daylight frame read as a night picture: each of the 15 `dev` photos
+/// given black bars of 12 % above and below was offered Lift Shadows (black point −0.2 to
+/// −0.4), which turned the bars grey.
 ///
 /// A bar is a run of rows (or columns) from an edge in which every pixel lies within
 /// ``flatness`` code values of the edge's corner pixel, in every channel. Bars are taken only in
