@@ -227,6 +227,45 @@ struct CorrectionEvidenceTests {
     #expect(abs(after - own) < 0.25, "warmth \(own) → after \(after)")
   }
 
+  /// A pale overcast river bank (g26, its grey sky over a third of the frame, so it reads as a
+  /// frame of bright material) under the harness's mild and strong cool casts: its three
+  /// readings agree on the cast (−0.34, −0.43 and −0.49 under the mild one), where snow in
+  /// shade reads apart, so Warm Up takes the cast off, back to within 0.15 of the photo's own
+  /// reading. Both casts were left (the mild one whole) while all blue up to the snow's counted
+  /// as the material's.
+  @Test(arguments: [0.15, 0.3])
+  func coolCastOnAPaleOvercastSceneIsRemoved(strength: Double) throws {
+    let photo = try Self.photo("g26")
+    let own = engine.analysis(of: photo).color.warmth
+    let cool = AnalysisFixtures.cast(photo, .cool, strength: strength)
+    let analysis = engine.analysis(of: cool)
+    #expect(analysis.brightDominated > 0.9, "a frame of its brightest material")
+    #expect(analysis.color.blueShare > 0.7, "blue: \(analysis.color.blueShare)")
+    let config = try #require(engine.topSuggestion(for: cool))
+    #expect(config.value(of: .temperature) > 0, "\(config)")
+    let after = engine.analysis(of: cool.applyingEditConfig(config)).color.warmth
+    #expect(abs(after - own) < 0.15, "warmth \(own) → cast \(analysis.color.warmth) → \(after)")
+  }
+
+  /// Two blue scenes whose readings come to agree without a cast: the snow in shade (g84)
+  /// under the harness's strong sensor noise (grain passes random pixels as grey), and a blue
+  /// sky with clouds (g31) a stop over, a sixth of it blown (what is left to read is the
+  /// unclipped rest). Their blue stays the scene's: neither is warmed.
+  @Test func grainOrABlownSkyDoNotMakeABlueSceneACast() throws {
+    let grainy = AnalysisFixtures.sensorNoise(
+      try Self.photo("g84"), a: 0.008, b: 1e-4, seed: 42)
+    let noisy = PhotoAnalyzer().analyze(grainy, metadata: nil, measureNoise: true)
+    let sigma = noisy.noise?.sigma ?? 0
+    #expect(sigma > 4.5, "grain σ \(sigma)")
+    #expect(Recipe.warmUp.config(for: noisy) == nil, "\(noisy.color)")
+
+    let over = AnalysisFixtures.gained(try Self.photo("g31"), 2, 2, 2)
+    let bright = engine.analysis(of: over)
+    let blown = bright.exposure.blownShare ?? 0
+    #expect(blown > 0.15, "blown \(blown)")
+    #expect(Recipe.warmUp.config(for: bright) == nil, "\(bright.color)")
+  }
+
   /// The same snow metered down by 1.3 and 2 EV has no highlight left (its brightest percent
   /// under L* 62), while its key still reads as well exposed: the missing whites ask for light,
   /// at least half of what it lost and no more than a quarter stop past it (it got nothing

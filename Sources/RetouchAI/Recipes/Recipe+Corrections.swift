@@ -222,9 +222,14 @@ extension Recipe {
     // ``CastRemoval/blueMaterialWarmth``, counts as the scene's and only what lies beyond it
     // as a cast. Underexposed snow in shade measured −0.59 with confidence 0.96 and was warmed
     // by +0.7 when all of it counted; the same snow under the harness's cool casts reads −1.00
-    // and −1.37 and was left that blue when none of it did.
+    // and −1.37 and was left that blue when none of it did. Snow reads apart (−0.59 in the
+    // mean, −0.14 in the grey pixels, −0.41 in its brightest detail), a cast on a grey scene
+    // alike, so the material counts less as the readings agree
+    // (``CastRemoval/materialReadingsAgree(_:)``).
     if !warm {
-      let blueMaterial = a.brightDominated * Sizing.ramp(a.color.blueShare, from: 0.5, to: 0.7)
+      let blueMaterial =
+        a.brightDominated * Sizing.ramp(a.color.blueShare, from: 0.5, to: 0.7)
+        * (1 - CastRemoval.materialReadingsAgree(a))
       let required =
         CastRemoval.minimumConfidence
         + (0.6 - CastRemoval.minimumConfidence) * CastRemoval.blueScene(a, from: 0.6, to: 0.9)
@@ -482,13 +487,36 @@ enum CastRemoval {
   /// alike: under the harness's strong cool cast a flash photo at night went from 41 % to 87 %
   /// blue and aqua and read −0.48, −0.63 and −0.54, and was offered no Warm Up; a backlit sky
   /// (86 % to 100 %, −0.44, −0.43, −0.60) was warmed by 0.25 where 0.44 now brings it back.
-  /// A frame made mostly of bright blue material is still not warmed (snow in shade reads
-  /// alike too; see ``Recipe/warmUp``).
+  /// A frame made mostly of bright blue material (snow in shade, a pale sky) has its own
+  /// doubt (``materialReadingsAgree(_:)``, ``Recipe/warmUp``).
   static func blueScene(_ a: PhotoAnalysis, from: Double, to: Double) -> Double {
     let agree = ColorMeasurement.readingsAgree(
       warmth: a.color.warmth, greyPixelWarmth: a.color.greyPixelWarmth,
       highlightWarmth: a.color.highlightWarmth)
     return Sizing.ramp(a.color.blueShare, from: from, to: to) * (1 - agree)
+  }
+
+  /// How far the three blue–amber readings agree
+  /// (``ColorMeasurement/readingsAgree(warmth:greyPixelWarmth:highlightWarmth:)``) where that
+  /// can tell a cast from a frame of bright blue material: not as a tenth of the
+  /// photo blows out (``ExposureAnalysis/blownShare``, 5–15 %), whose readings all come from
+  /// the darker, unclipped rest, nor as measured grain grows (σ 2.5–4.5 code values, where
+  /// Clean Up begins), which makes random pixels pass as grey and pulls the grey pixels'
+  /// reading to the mean's.
+  ///
+  /// A pale overcast river bank under the harness's cool casts reads −0.34, −0.43, −0.49
+  /// (mild) and −0.65, −0.79, −0.82 (strong): counted as blue material, it kept the whole
+  /// mild cast (ΔE2000 5.5 from the photo) and most of the strong one (9.3); so did a pier in
+  /// fog (5.1, 8.6). The `dev` snow under strong grain (σ 6.9) reads −0.38, −0.44, −0.41,
+  /// and a blue sky a stop over with 18 % blown −0.61, −0.57, −0.47: both are the scene's blue
+  /// and are left as they are.
+  static func materialReadingsAgree(_ a: PhotoAnalysis) -> Double {
+    let agree = ColorMeasurement.readingsAgree(
+      warmth: a.color.warmth, greyPixelWarmth: a.color.greyPixelWarmth,
+      highlightWarmth: a.color.highlightWarmth)
+    let blown = Sizing.ramp(a.exposure.blownShare ?? 0, from: 0.05, to: 0.15)
+    let grain = Sizing.ramp(a.noise?.sigma ?? 0, from: 2.5, to: 4.5)
+    return agree * (1 - blown) * (1 - grain)
   }
 
   /// The warmth ramp for this photo: ``warmthRamp`` moved toward ``warmLightRamp`` (a warm
