@@ -128,6 +128,22 @@ struct CrushedBlackTests {
     #expect(after < 0.5 * before, "ΔE*ab \(before) → \(after)")
   }
 
+  /// A mild crush (0.05) of a city under clouds (g27), whose darkest tones thin out toward
+  /// black, reads at half its size; that reading is still the crush's, needed in full (the
+  /// untouched photos outside a depth map read under 0.01), so `retouch auto` applies its
+  /// inverse and brings the copy back. Needed at half (from 0.01 to 0.04), the copy was left.
+  @Test func underReadMildCrushIsStillUndone() throws {
+    let photo = try AnalysisFixtures.decode("g27").image
+    #expect(engine.autoEdit(for: photo) == nil, "the untouched photo is good as it is")
+    let copy = Self.crushed(photo, 0.05)
+    let read = try #require(engine.analysis(of: copy).exposure.crushedBlack)
+    #expect(read > 0.015 && read < 0.035, "read \(read)")
+    let config = try #require(engine.autoEdit(for: copy))
+    #expect(config.properties == [.blackPoint: -ToneFit.blackPoint(level: read)], "\(config)")
+    let (before, after) = AnalysisFixtures.difference(of: copy, from: photo, fixedBy: config)
+    #expect(after < 0.7 * before, "ΔE*ab \(before) → \(after)")
+  }
+
   /// The darkest channel's codes 0...4 are counted at the photo's own size: every pixel of a
   /// small frame, 16-bit values by their high byte, and a point sample (every second pixel of
   /// every second row) of a frame past ``ExposureMeasurement/fullCountSamples``.
