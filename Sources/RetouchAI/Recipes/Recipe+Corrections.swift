@@ -91,7 +91,7 @@ extension Recipe {
     // The crush reading (spike over density) reads a crush under its size where the photo thins
     // out toward black: the harness's 0.05 crush of the 70 shared photos outside `dev` reads a
     // median 0.026. Needed in full from 0.025, as 0.04 left a city under clouds, read at 0.024,
-    // and seven frames of a night scene at 0.03 crushed (ΔE2000 2.2 and 2.9 from the photo,
+    // and seven frames of a night scene at 0.026 crushed (ΔE2000 2.2 and 2.9 from the photo,
     // 1.2 and 1.5–1.7 restored); the untouched photos read under 0.01 (but a depth map).
     let need = max(
       crushed, deep * 0.6, subjectDark ? 0.5 : 0, Sizing.ramp(crushLevel, from: 0.005, to: 0.025))
@@ -503,11 +503,12 @@ enum CastRemoval {
 
   /// How far the three blue–amber readings agree
   /// (``ColorMeasurement/readingsAgree(warmth:greyPixelWarmth:highlightWarmth:)``) where that
-  /// can tell a cast from a frame of bright blue material: not as a tenth of the
-  /// photo blows out (``ExposureAnalysis/blownShare``, 5–15 %), whose readings all come from
-  /// the darker, unclipped rest, nor as measured grain grows (σ 2.5–4.5 code values, where
-  /// Clean Up begins), which makes random pixels pass as grey and pulls the grey pixels'
-  /// reading to the mean's.
+  /// can tell a cast from a frame of bright blue material: less as the blown share grows from
+  /// 5 to 15 % (``ExposureAnalysis/blownShare``; the readings then all come from the darker,
+  /// unclipped rest), and as measured grain grows from σ 2.5 to 4.5 code values (where Clean
+  /// Up begins; grain makes random pixels pass as grey and pulls the grey pixels' reading to
+  /// the mean's). Without a grain measurement (`topSuggestion` makes none) only the blown
+  /// share counts.
   ///
   /// A pale overcast river bank under the harness's cool casts reads −0.34, −0.43, −0.49
   /// (mild) and −0.65, −0.79, −0.82 (strong): counted as blue material, it kept the whole
