@@ -277,6 +277,14 @@ extension ColorAnalysis {
   /// sea, ice, snow in shade. 0 without hue shares.
   var blueShare: Double { Self.blueShare(of: hueShares) }
 
+  /// How alike the three blue–amber readings (``warmth``, ``greyPixelWarmth``,
+  /// ``highlightWarmth``) are:
+  /// ``ColorMeasurement/readingsAgree(warmth:greyPixelWarmth:highlightWarmth:)`` of them.
+  var readingsAgree: Double {
+    ColorMeasurement.readingsAgree(
+      warmth: warmth, greyPixelWarmth: greyPixelWarmth, highlightWarmth: highlightWarmth)
+  }
+
   /// The blue-and-aqua share of eight hue shares (0 for any other count).
   static func blueShare(of hueShares: [Double]) -> Double {
     hueShares.count == 8 ? hueShares[4] + hueShares[5] : 0
@@ -495,10 +503,7 @@ enum CastRemoval {
   /// A frame made mostly of bright blue material (snow in shade, a pale sky) has its own
   /// doubt (``materialReadingsAgree(_:)``, ``Recipe/warmUp``).
   static func blueScene(_ a: PhotoAnalysis, from: Double, to: Double) -> Double {
-    let agree = ColorMeasurement.readingsAgree(
-      warmth: a.color.warmth, greyPixelWarmth: a.color.greyPixelWarmth,
-      highlightWarmth: a.color.highlightWarmth)
-    return Sizing.ramp(a.color.blueShare, from: from, to: to) * (1 - agree)
+    Sizing.ramp(a.color.blueShare, from: from, to: to) * (1 - a.color.readingsAgree)
   }
 
   /// How far the three blue–amber readings agree
@@ -517,12 +522,9 @@ enum CastRemoval {
   /// and a blue sky a stop over with 18 % blown −0.61, −0.57, −0.47: both are the scene's blue
   /// and are left as they are.
   static func materialReadingsAgree(_ a: PhotoAnalysis) -> Double {
-    let agree = ColorMeasurement.readingsAgree(
-      warmth: a.color.warmth, greyPixelWarmth: a.color.greyPixelWarmth,
-      highlightWarmth: a.color.highlightWarmth)
     let blown = Sizing.ramp(a.exposure.blownShare ?? 0, from: 0.05, to: 0.15)
     let grain = Sizing.ramp(a.noise?.sigma ?? 0, from: 2.5, to: 4.5)
-    return agree * (1 - blown) * (1 - grain)
+    return a.color.readingsAgree * (1 - blown) * (1 - grain)
   }
 
   /// The warmth ramp for this photo: ``warmthRamp`` moved toward ``warmLightRamp`` (a warm
