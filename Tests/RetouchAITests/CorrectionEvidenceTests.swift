@@ -247,6 +247,39 @@ struct CorrectionEvidenceTests {
     #expect(abs(after - own) < 0.15, "warmth \(own) → cast \(analysis.color.warmth) → \(after)")
   }
 
+  /// A nearly all-white frame (g45) under the harness's strong warm and magenta casts: the cast
+  /// clips the channel it raises nearly everywhere, leaving a tenth of the frame to the
+  /// estimate, which alone is too few to trust; the grey pixels and the brightest detail read
+  /// the same warmth as those few, so the frame keeps its trust and the top suggestion takes the
+  /// cast off, back to within 0.15 of the photo's own reading (both casts were left whole).
+  @Test(arguments: [AnalysisFixtures.Cast.warm, .magenta])
+  func castOnAWhiteFrameIsRemoved(cast: AnalysisFixtures.Cast) throws {
+    let photo = try Self.photo("g45")
+    #expect(engine.topSuggestion(for: photo) == nil, "the untouched frame is good as it is")
+    let own = engine.analysis(of: photo).color
+    let copy = AnalysisFixtures.cast(photo, cast, strength: cast == .warm ? 0.3 : 0.2)
+    let analysis = engine.analysis(of: copy)
+    #expect(analysis.color.confidence >= 0.5, "trust \(analysis.color.confidence)")
+    let config = try #require(engine.topSuggestion(for: copy))
+    let after = engine.analysis(of: copy.applyingEditConfig(config)).color
+    #expect(
+      abs(after.warmth - own.warmth) < 0.15 && abs(after.greenTint - own.greenTint) < 0.15,
+      """
+      \(own.warmth), \(own.greenTint) → cast \(analysis.color.warmth), \
+      \(analysis.color.greenTint) → \(after.warmth), \(after.greenTint) by \(config)
+      """)
+  }
+
+  /// Few trusted pixels are a fair sample only as far as the three readings agree: a tenth of
+  /// the frame counts whole with agreeing readings and little without them; a hundredth of a
+  /// percent never does, and a third of the frame always does.
+  @Test func fewTrustedPixelsCountAsTheReadingsAgree() {
+    #expect(ColorMeasurement.trustedCoverage(share: 0.09, readingsAgree: 1) == 1)
+    #expect(ColorMeasurement.trustedCoverage(share: 0.09, readingsAgree: 0) < 0.15)
+    #expect(ColorMeasurement.trustedCoverage(share: 0.0001, readingsAgree: 1) == 0)
+    #expect(ColorMeasurement.trustedCoverage(share: 0.3, readingsAgree: 0) == 1)
+  }
+
   /// Two blue scenes whose readings come to agree without a cast: the snow in shade (g84)
   /// under the harness's strong sensor noise (grain passes random pixels as grey), and a blue
   /// sky with clouds (g31) a stop over, a sixth of it blown (what is left to read is the
