@@ -114,6 +114,28 @@ struct MissingWhiteTests {
     #expect((engine.topSuggestion(for: photo)?.value(of: .exposure) ?? 0) <= 0)
   }
 
+  /// A veil is not underexposure. The fog pier (d20) under the harness's haze (linear light
+  /// times 0.55, plus 0.75 of the rest) spans under a stop between its darkest and brightest
+  /// percent, the darkest at L* 65, while its fog still piles up 0.7 EV under white: that
+  /// read as lowered whites and brightened it by 0.6 EV. It has no picture to expose
+  /// (``ExposureMeasurement/minimumContentStops``), so Brighten is not offered, and the top
+  /// suggestion takes out most of the veil instead.
+  @Test func aHazedFogIsNotBrightenedByItsTop() throws {
+    let photo = try AnalysisFixtures.decode("d20").image
+    let hazed = AnalysisFixtures.mapped(photo) { _, v in
+      SRGBTables.encodeExact(0.55 * SRGBTables.decodeExact(v) + 0.75 * 0.45)
+    }
+    let exposure = engine.analysis(of: hazed).exposure
+    #expect((exposure.missingWhiteEV ?? 0) > 0.5, "\(exposure)")
+    #expect(exposure.lightnessPercentiles[0] > 55, "\(exposure.lightnessPercentiles)")
+    #expect(abs(exposure.suggestedEV) < 0.05, "\(exposure.suggestedEV)")
+    let looks = engine.suggestions(for: hazed, isCancelled: { false }).map(\.lookID)
+    #expect(!looks.contains("brighten"), "\(looks)")
+    let config = try #require(engine.topSuggestion(for: hazed))
+    let (before, after) = AnalysisFixtures.difference(of: hazed, from: photo, fixedBy: config)
+    #expect(after < 0.5 * before, "ΔE*ab \(before) → \(after)")
+  }
+
   /// A nuthatch against a bright, partly blown background (d11): its key reads it bright, so
   /// only its whites tell a copy 0.7 EV under from the photo. The photo reads no missing
   /// white and gets no exposure; the copy reads the 0.7 EV, Brighten leads with it, and its edit
