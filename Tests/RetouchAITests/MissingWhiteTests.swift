@@ -114,6 +114,28 @@ struct MissingWhiteTests {
     #expect((engine.topSuggestion(for: photo)?.value(of: .exposure) ?? 0) <= 0)
   }
 
+  /// A colourful or dark frame whose brightest channel is already near white was exposed for
+  /// what it shows: its luminance white point reads it dark (saturated colours carry little
+  /// luminance, and a forest path's brightest percent sits at L* 59), but brightening
+  /// stops at the brightest channel's room. A dark forest path showing sky through its canopy
+  /// (d19) and cut fruit (d25) had been brightened by 1 EV and 0.5 EV; their copies 0.7 EV
+  /// under are still brought back by about the cut, which lowered that channel with the rest.
+  @Test(arguments: ["d19", "d25"])
+  func brighteningStopsAtTheBrightestChannel(id: String) throws {
+    let photo = try AnalysisFixtures.decode(id).image
+    let exposure = engine.analysis(of: photo).exposure
+    let room = try #require(exposure.missingWhiteEV)
+    #expect(room < 0.25, "\(room)")
+    #expect(exposure.suggestedEV <= room + 1e-9, "\(exposure.suggestedEV)")
+    #expect((engine.topSuggestion(for: photo)?.value(of: .exposure) ?? 0) <= 0.25)
+    let k = pow(2, -0.7)
+    let copy = AnalysisFixtures.gained(photo, k, k, k)
+    let config = try #require(engine.topSuggestion(for: copy))
+    #expect(config.value(of: .exposure) > 0.45, "\(config)")
+    let (before, after) = AnalysisFixtures.difference(of: copy, from: photo, fixedBy: config)
+    #expect(after < 0.35 * before, "ΔE*ab \(before) → \(after)")
+  }
+
   /// A veil is not underexposure. The fog pier (d20) under the harness's haze (linear light
   /// times 0.55, plus 0.75 of the rest) spans under a stop between its darkest and brightest
   /// percent, the darkest at L* 65, while its fog still piles up 0.7 EV under white: that

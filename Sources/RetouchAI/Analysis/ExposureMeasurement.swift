@@ -245,13 +245,22 @@ enum ExposureMeasurement {
     // point below still bounds how far it goes, so a photo with whites in place is untouched.
     // How far the brightest half-percent sits below where a normal photo's whites do (EV).
     let whiteEV = log2(whiteTarget / max(p995Y, 1e-4))
+    // How far the brightest channel tops out below white (``whiteTop(_:total:)``): the most
+    // any brightening can add before colours clip. A cut lowers it by exactly the lost gain,
+    // so it never holds an underexposed photo back from its own exposure; but in a colourful
+    // frame (fruit, a sunlit forest) the brightest luminance sits far under white while some
+    // channel is already there, and the luminance white point alone read it as dark.
+    let white = whiteTop(stats.ceilingHistogram, total: stats.pixelCount)
+    let missingWhite = missingWhiteEV(atCode: white.code)
+    let channelRoom = min(whiteEV, missingWhite)
     if globalEV > ev, whiteEV > 0 { ev = globalEV }
     if ev > 0 {
       // Anchor on the white point: an underexposed photo lost exactly the headroom its
       // brightest half-percent now has below where a normal photo's whites sit, while a photo
       // whose whites are already there (lights, sky, a white shirt) is dark on purpose or by
       // its content, not by its exposure. Both must ask for light: the key (how dark the
-      // subject is) and the white point (how much room is left above it).
+      // subject is) and the white point (how much room is left above it, by the brightest
+      // half-percent's luminance and by the brightest channel).
       // Two cases keep the older, wider limit (the brightest 1 % not pushed far past white):
       // EXIF of a bright scene proves the darkness is underexposure, and the picture of a night
       // scene without EXIF may be either, so it is judged by the key and `darkIntent` alone.
@@ -263,7 +272,7 @@ enum ExposureMeasurement {
       let nightPicture =
         sceneEV == nil && intent > 0.02 && percentiles[6] >= 80
         && percentiles[4] < nightBaseLightness
-      ev = min(ev, max(0, brightScene || nightPicture ? headroom : whiteEV), maxBrighten)
+      ev = min(ev, max(0, brightScene || nightPicture ? headroom : channelRoom), maxBrighten)
       // Underexposure sends only the darkest few code values to black; a large share of pure
       // black was black in the scene (night, low key) or crushed (Lift Shadows' to judge), so
       // the white point alone does not prove the photo too dark. The night picture without EXIF
@@ -340,6 +349,9 @@ enum ExposureMeasurement {
     // scene's (dim EXIF, a night picture's lights, a black base) or there is no picture (a flat
     // veil), brighten by part of the white point's headroom; 0.6 of it, because a scene with
     // no white in it at all (a grey day, a dark wood) also has its whites below the target.
+    // Never past the brightest channel's room: a dark forest path whose brightest percent
+    // sits at L* 59 shows sky through its canopy (0.2 % of it) within 0.07 EV of white, so it
+    // was exposed for what it is (it had been brightened by 1 EV, ΔE2000 6.4 from the photo).
     let noHighlights =
       1
       - smoothstep(
@@ -348,7 +360,7 @@ enum ExposureMeasurement {
       input.capture.flashFired != true
     {
       let lift =
-        noHighlightShare * noHighlights * max(0, whiteEV)
+        min(noHighlightShare * noHighlights * max(0, whiteEV), missingWhite)
         * (1 - smoothstep(lowKeyBlackShare.lowerBound, lowKeyBlackShare.upperBound, blackShare))
         * picture
       ev = max(ev, min(lift, maxBrighten))
@@ -364,8 +376,6 @@ enum ExposureMeasurement {
     // scene), so it counts only where the key does not already read bright (0.11–0.15). The
     // same fades as above keep the scene's own darkness: dim EXIF, a night or low-key frame,
     // no picture to expose. A face says more than the whites: it bounds the lift.
-    let white = whiteTop(stats.ceilingHistogram, total: stats.pixelCount)
-    let missingWhite = missingWhiteEV(atCode: white.code)
     if missingWhite > missingWhiteFade.lowerBound, mood < 0.5, (sceneEV ?? 10) >= 10,
       input.capture.flashFired != true
     {
