@@ -175,11 +175,12 @@ enum ExposureMeasurement {
     let key = exp(sumLogY / n) - keyEpsilon
     let meanL = sumL / n
     let deviation = max(0, sumL2 / n - meanL * meanL).squareRoot()
-    let percentiles = [0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99].map {
-      Double(lOfBin[percentileBin(hist, $0, total: stats.pixelCount)])
+    let percentileBins = [0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99].map {
+      percentileBin(hist, $0, total: stats.pixelCount)
     }
-    let p1Y = Double(percentileBin(hist, 0.01, total: stats.pixelCount)) / Double(bins - 1)
-    let p99Y = Double(percentileBin(hist, 0.99, total: stats.pixelCount)) / Double(bins - 1)
+    let percentiles = percentileBins.map { Double(lOfBin[$0]) }
+    let p1Y = Double(percentileBins[0]) / Double(bins - 1)
+    let p99Y = Double(percentileBins[6]) / Double(bins - 1)
     // How clearly there is a picture to expose at all (``minimumContentRange``,
     // ``minimumContentStops``).
     let binY = 1 / Double(bins - 1)
