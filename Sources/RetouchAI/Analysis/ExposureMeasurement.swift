@@ -139,6 +139,22 @@ enum ExposureMeasurement {
   /// photo; 3.2 now).
   static let minimumContentStops = 0.75...1.25
 
+  /// How clearly a frame holds a picture to expose at all (0...1), from its darkest and
+  /// brightest percent (luminance histogram bins of `bins`): both their spread in L*
+  /// (``minimumContentRange``: a black frame, a flat grey veil) and their span in stops
+  /// (``minimumContentStops``: a veil near white) must show one. Every brightening and
+  /// darkening is scaled by it, unless EXIF of a bright scene proves a dark frame underexposed.
+  static func pictureToExpose(darkest: Int, brightest: Int, bins: Int) -> Double {
+    let lOfBin = PixelStatistics.lightnessOfBin
+    let spread = Double(lOfBin[brightest]) - Double(lOfBin[darkest])
+    // A bin's width stands in for an empty (pure black) bin, which spans no finite stops.
+    let y = { (bin: Int) in Double(max(bin, 1)) / Double(bins - 1) }
+    return smoothstep(minimumContentRange.lowerBound, minimumContentRange.upperBound, spread)
+      * smoothstep(
+        minimumContentStops.lowerBound, minimumContentStops.upperBound,
+        log2(y(brightest) / y(darkest)))
+  }
+
   /// `log(Y + keyEpsilon)` at the centre of each luminance histogram bin.
   static let logOfBin: [Float] = (0..<PixelStatistics.histogramBins).map {
     Float(log(Double($0) / Double(PixelStatistics.histogramBins - 1) + keyEpsilon))
@@ -179,18 +195,9 @@ enum ExposureMeasurement {
       percentileBin(hist, $0, total: stats.pixelCount)
     }
     let percentiles = percentileBins.map { Double(lOfBin[$0]) }
-    let p1Y = Double(percentileBins[0]) / Double(bins - 1)
     let p99Y = Double(percentileBins[6]) / Double(bins - 1)
-    // How clearly there is a picture to expose at all (``minimumContentRange``,
-    // ``minimumContentStops``).
-    let binY = 1 / Double(bins - 1)
-    let picture =
-      smoothstep(
-        minimumContentRange.lowerBound, minimumContentRange.upperBound,
-        percentiles[6] - percentiles[0])
-      * smoothstep(
-        minimumContentStops.lowerBound, minimumContentStops.upperBound,
-        log2(max(p99Y, binY) / max(p1Y, binY)))
+    let picture = pictureToExpose(
+      darkest: percentileBins[0], brightest: percentileBins[6], bins: bins)
     // Pixels at or above `blownLuminance` carry no detail: they are where the light was, not
     // how bright the rest of the photo is.
     let blownBin = firstBlownBin(bins: bins)
