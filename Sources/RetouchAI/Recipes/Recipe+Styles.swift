@@ -89,10 +89,12 @@ extension Recipe {
   }
 
   /// Colours as a neutral grey would show them: the whole measured cast removed (no tolerance),
-  /// half the measured exposure shortfall, a touch of vibrance.
+  /// half the measured exposure shortfall, a touch of vibrance. Not for a black-and-white
+  /// photo, which has no colours to show truly (its exposure alone is Brighten's or Darken's).
   public static let trueColor = Recipe(
     "true-color", LocalizedText("True Color", zh: "真实色彩"), symbol: "eye", kind: .style
   ) { a in
+    guard !a.isMonochrome else { return nil }
     var p: [EditSettingType: Double] = [.vibrance: 0.08]
     if a.color.confidence >= 0.3 {
       let c = min(a.color.confidence, 1)

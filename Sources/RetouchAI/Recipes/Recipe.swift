@@ -99,6 +99,26 @@ extension PhotoAnalysis {
     exposure.lightnessOnceExposed(lightness(percentile: percentile))
   }
 
+  /// Mean chroma (C*ab) under which a photo has no colour to speak of (``isMonochrome``). A
+  /// black-and-white photo decodes to exactly 0 (the shared set's six: a historical portrait,
+  /// two depth maps, a fog pier, a street scene, a press photo); the most neutral colour photo
+  /// lit over most of its frame, a bird under a white sky, measures 1.5.
+  static let monochromeChroma = 1.0
+  /// Median L* from which a frame is lit enough for its mean chroma to say it has no colour: a
+  /// colour photo that is mostly black has as little (the moon, 0.65; a black frame, 0.43).
+  /// A darker frame counts only when not one pixel has any colour (``ColorAnalysis/hueShares``
+  /// all 0), as in a low-key black-and-white photo.
+  static let monochromeMedianLightness = 15.0
+
+  /// A black-and-white photo (``monochromeChroma``, ``monochromeMedianLightness``): it has no
+  /// cast to remove and no colour to boost, and an edit that moves white balance or split-tones
+  /// would colour it.
+  var isMonochrome: Bool {
+    guard color.meanChroma < Self.monochromeChroma else { return false }
+    return lightness(percentile: 50) >= Self.monochromeMedianLightness
+      || color.hueShares.allSatisfy { $0 == 0 }
+  }
+
   /// Faces whose skin colour can be trusted (not lit by coloured light).
   var naturallyLitFaces: [FaceObservation] { faces.filter { !$0.hasColoredLighting } }
 

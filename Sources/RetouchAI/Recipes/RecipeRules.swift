@@ -10,7 +10,9 @@ import RetouchRender
 /// 2. a dark, naturally lit face is lifted slightly (local Shadows);
 /// 3. a clearly blurred face near the centre gets slight sharpening (not in Clean Up or Soft);
 /// 4. on a night, high-ISO or overexposed photo, an edit that makes grain more visible adds
-///    noise reduction for it (and sharpens less).
+///    noise reduction for it (and sharpens less);
+/// 5. a black-and-white photo stays black and white: the colour settings are left out, so a
+///    recipe that is only colour (Vivid, the cast corrections) is not offered.
 enum RecipeRules {
   /// Largest skin hue change a recipe may cause, in degrees of CIELAB hue.
   static let maxSkinHueShift = 2.5
@@ -21,6 +23,7 @@ enum RecipeRules {
   {
     var config = config
     if recipe.kind != .theme {
+      if a.isMonochrome { config = withoutColour(config) }
       config = liftDarkFaces(config, recipe: recipe, analysis: a)
       config = sharpenBlurredFace(config, recipe: recipe, analysis: a)
       config = protectSkin(config, analysis: a, castCorrection: changesWhiteBalance(recipe))
@@ -34,6 +37,14 @@ enum RecipeRules {
     recipe.kind == .correction
       && ["warm-up", "cool-down", "fix-tint", "enhance"].contains(recipe.id)
       || recipe.id == "true-color"
+  }
+
+  /// `c` without its colour settings (saturation, vibrance, white balance, split toning, the
+  /// colour mixer). On a black-and-white photo those either do nothing and only clutter the
+  /// edit, or colour it: Matte's warm shadows tinted a historical portrait.
+  static func withoutColour(_ c: EditConfig) -> EditConfig {
+    c.with(
+      properties: c.properties.filter { $0.key.group != .color && $0.key.group != .colorMixer })
   }
 
   // MARK: Faces
