@@ -101,8 +101,8 @@ extension PhotoAnalysis {
 
   /// Mean chroma (C*ab) under which a photo has no colour to speak of (``isMonochrome``). A
   /// black-and-white photo decodes to exactly 0 (the shared set's six: a historical portrait,
-  /// two depth maps, a fog pier, a street scene, a press photo); the most neutral colour photo
-  /// lit over most of its frame, a bird under a white sky, measures 1.5.
+  /// two depth maps, a fog pier, an airliner at a gate, a press photo); the most neutral colour
+  /// photo lit over most of its frame, a bird under a white sky, measures 1.5.
   static let monochromeChroma = 1.0
   /// Median L* from which a frame is lit enough for its mean chroma to say it has no colour: a
   /// colour photo that is mostly black has as little (the moon, 0.65; a black frame, 0.43).
