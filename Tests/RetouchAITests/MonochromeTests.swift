@@ -35,7 +35,7 @@ struct MonochromeTests {
     }
   }
 
-  /// Every suggestion, themes included, with its colour settings listed (for the failure text).
+  /// Every suggestion, themes included, without thumbnails.
   func suggestions(for image: Image) async -> [EditSuggestion] {
     await engine.suggestions(
       for: image, options: .init(includeThemes: true, thumbnailMaxDimension: 0))

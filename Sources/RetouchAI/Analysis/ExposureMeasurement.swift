@@ -256,8 +256,9 @@ enum ExposureMeasurement {
     // How far the brightest channel tops out below white (``whiteTop(_:total:)``): the most
     // any brightening can add before colours clip. A cut lowers it by exactly the lost gain,
     // so it never holds an underexposed photo back from its own exposure; but in a colourful
-    // frame (cut fruit, a dark wood under a patch of sky) the brightest luminance sits far under white while some
-    // channel is already there, and the luminance white point alone read it as dark.
+    // frame (cut fruit, a dark wood under a patch of sky) the brightest luminance sits far
+    // under white while some channel is already there, and the luminance white point alone
+    // read it as dark.
     let white = whiteTop(stats.ceilingHistogram, total: stats.pixelCount)
     let missingWhite = missingWhiteEV(atCode: white.code)
     let channelRoom = min(whiteEV, missingWhite)

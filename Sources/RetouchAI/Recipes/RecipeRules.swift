@@ -39,12 +39,11 @@ enum RecipeRules {
       || recipe.id == "true-color"
   }
 
-  /// `c` without its colour settings (saturation, vibrance, white balance, split toning, the
-  /// colour mixer). On a black-and-white photo those either do nothing and only clutter the
-  /// edit, or colour it: Matte's warm shadows tinted a historical portrait.
+  /// `c` without its colour settings (``isColorShift(_:)``). On a black-and-white photo those
+  /// either do nothing and only clutter the edit, or colour it: Matte's warm shadows tinted a
+  /// historical portrait.
   static func withoutColour(_ c: EditConfig) -> EditConfig {
-    c.with(
-      properties: c.properties.filter { $0.key.group != .color && $0.key.group != .colorMixer })
+    c.with(properties: c.properties.filter { !isColorShift($0.key) })
   }
 
   // MARK: Faces
