@@ -38,7 +38,8 @@ enum AutoCommand: Subcommand {
       Measures the photo (grain included, at full resolution, as 'retouch suggest' does), picks
       the best-ranked suggestion when it fixes something and renders it at full resolution.
       When nothing would improve the photo it says "already good, left as it is" and writes
-      nothing (with --always-write: writes the photo unedited). Without -o it only prints the
+      nothing (with --always-write: writes the photo unedited); a screenshot, page or drawing
+      is never corrected and is left as it is the same way. Without -o it only prints the
       chosen edit as JSON. Never crops or rotates. The original is never modified.
       A folder is edited photo by photo (JPEG, PNG and HEIC files, by name): each edited photo
       is written into OUT under its own name (with FMT's extension when --format is given),
@@ -147,7 +148,7 @@ enum AutoCommand: Subcommand {
     settings: Settings
   ) throws(CLIError) -> EditConfig? {
     let (image, metadata) = try ApplyCommand.load(input)
-    let config = SuggestionEngine().autoEdit(
+    let (config, analysis) = SuggestionEngine().autoEditResult(
       for: image, metadata: metadata, disabledLooks: settings.disabled)
     if let path {
       do {
@@ -159,7 +160,11 @@ enum AutoCommand: Subcommand {
       }
     }
     if config == nil {
-      Terminal.out("\(input.lastPathComponent): already good, left as it is")
+      let why =
+        analysis.kind == .graphic
+        ? "a graphic (screenshot, page or drawing), not a photo; left as it is"
+        : "already good, left as it is"
+      Terminal.out("\(input.lastPathComponent): \(why)")
     }
     guard let output, config != nil || settings.alwaysWrite else { return config }
     let edited = config.map { (consume image).rendered(with: $0) } ?? image

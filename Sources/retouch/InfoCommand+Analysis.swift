@@ -12,6 +12,8 @@ extension InfoCommand {
     let file: String
     var error: String?
     var analysis: PhotoAnalysis?
+    /// What kind of picture it is: photograph, blackAndWhitePhotograph or graphic.
+    var kind: PictureKind?
     /// The classified scene's id, nil when no scene is clearly ahead.
     var scene: String?
     var sceneTitle: String?
@@ -27,7 +29,7 @@ extension InfoCommand {
         let scene = SceneClassifier.classifyScene(analysis)
         reports.append(
           AnalysisReport(
-            file: path, analysis: analysis, scene: scene?.rawValue,
+            file: path, analysis: analysis, kind: analysis.kind, scene: scene?.rawValue,
             sceneTitle: scene?.title(.english)))
       } catch {
         let cliError = CLIError(error)

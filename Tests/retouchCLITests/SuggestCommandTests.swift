@@ -72,6 +72,23 @@ struct SuggestCommandTests {
       try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
     let analysis = try #require(items.first?["analysis"] as? [String: Any])
     #expect(analysis["exposure"] is [String: Any] && analysis["color"] is [String: Any])
+    #expect(items.first?["kind"] as? String == "photograph", "\(r.stdout.prefix(300))")
+  }
+
+  /// A rendered depth map (grey steps, sharp edges) is a graphic: `info --analysis` says so,
+  /// and `retouch auto` leaves it as it is and says why.
+  @Test func autoLeavesAGraphicAlone() throws {
+    let map = SharedPhotos.url("d24").path
+    let info = try CLIRunner.run(["info", "--analysis", map])
+    #expect(info.exitCode == 0, "\(info.stderr)")
+    let items = try #require(
+      try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [[String: Any]])
+    #expect(items.first?["kind"] as? String == "graphic")
+    let r = try CLIRunner.run(["auto", map])
+    #expect(r.exitCode == 0, "\(r.stderr)")
+    #expect(
+      r.stdout.contains("a graphic (screenshot, page or drawing), not a photo; left as it is"),
+      "\(r.stdout)")
   }
 
   /// A folder is edited photo by photo: the underexposed copy is brightened and written under

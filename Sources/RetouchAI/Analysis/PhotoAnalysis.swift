@@ -26,12 +26,17 @@ public struct PhotoAnalysis: Sendable, Hashable, Codable {
   public var sceneScores: [Scene: Double]
   /// Exposure facts from the file's EXIF; all nil when the file carried none.
   public var capture: CaptureFacts
+  /// How much of the picture is exactly flat colour, which tells a screenshot or illustration
+  /// from a photograph (``kind``); nil in analyses made before it was measured.
+  public var flatAreas: FlatAreaAnalysis?
 
   public init(
     pixelSize: PixelSize, exposure: ExposureAnalysis, color: ColorAnalysis,
     faces: [FaceObservation], subject: SubjectAnalysis, noise: NoiseAnalysis?,
-    sharpness: SharpnessAnalysis, sceneScores: [Scene: Double], capture: CaptureFacts
+    sharpness: SharpnessAnalysis, sceneScores: [Scene: Double], capture: CaptureFacts,
+    flatAreas: FlatAreaAnalysis? = nil
   ) {
+    self.flatAreas = flatAreas
     self.pixelSize = pixelSize
     self.exposure = exposure
     self.color = color
@@ -41,6 +46,109 @@ public struct PhotoAnalysis: Sendable, Hashable, Codable {
     self.sharpness = sharpness
     self.sceneScores = sceneScores
     self.capture = capture
+  }
+}
+
+/// What kind of picture was analysed: corrections are for photographs.
+public enum PictureKind: String, Sendable, Hashable, Codable {
+  /// A colour photograph.
+  case photograph
+  /// A photograph without colour (a black-and-white print, a monochrome conversion): it has no
+  /// cast to remove and no colour to boost.
+  case blackAndWhitePhotograph
+  /// A picture drawn by a computer: a screenshot, a page, a chart, a flat illustration
+  /// (``FlatAreaAnalysis/isGraphic``). Its brightness and colours are as its maker chose them,
+  /// so nothing in it is a defect to correct.
+  case graphic
+}
+
+extension PhotoAnalysis {
+  /// What kind of picture this is: a graphic by its flat areas (``FlatAreaAnalysis/isGraphic``),
+  /// a black-and-white photograph by its colour (a mean chroma under 1 C*ab over a frame that
+  /// is mostly lit, or not one pixel with colour), else a photograph.
+  public var kind: PictureKind {
+    if flatAreas?.isGraphic == true { return .graphic }
+    return isMonochrome ? .blackAndWhitePhotograph : .photograph
+  }
+}
+
+/// How much of a picture is exactly flat colour, and what lies between the flat areas: what
+/// tells a screenshot, a page, a chart or a flat illustration from a photograph.
+///
+/// Measured on the analysis copy (inside a frame of flat bars, when the photo has one). Only
+/// ``flatShare`` is measured on every picture; the rest only where it reaches
+/// ``textFlatShare`` (0 otherwise), as no picture less flat is a graphic here.
+public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
+  /// Share (0...1) of horizontally neighbouring pixel pairs of exactly the same colour. The
+  /// shared photographs measure 0–0.62 (the highest an almost all-white minimal scene, 30 MP
+  /// compressed to 163 KB) and the moon in its black sky 0.95; pages rendered by a browser
+  /// 0.83–0.98 as PNG and 0.74–0.96 as JPEG of quality 60–85, app screens 0.91–0.97.
+  public var flatShare: Double
+  /// Share (0...1) of pixels with no flat pixel within 3 pixels: texture, as a photograph has
+  /// even around its flat clipped areas. Rendered pages and screens 0–0.04; a page that is
+  /// half photograph 0.28–0.30.
+  public var texturedShare: Double
+  /// Clearly different flat colours (more than 8 codes apart) that each cover at least 1 % of
+  /// the picture: the panels, bubbles and buttons of an app screen (2–4 on the rendered ones),
+  /// the grey steps of a rendered depth map (3–5). A page of text on one ground has one, as
+  /// has the black sky around the moon.
+  public var flatColors: Int
+  /// Lines of text: bands of rows with something drawn in them, between rows with next to
+  /// nothing, no taller than 5 % of the picture (4–27 on the rendered pages, 3–12 once saved
+  /// as JPEG, whose ringing joins some lines; a subject on a plain ground makes one taller
+  /// band, not counted).
+  public var textBands: Int
+  /// Share (0...1) of the pixels that are not flat lying on a sharp edge (a 3 × 3
+  /// neighbourhood spanning 24 codes or more in some channel): anti-aliased text and shapes
+  /// (rendered pages 0.77–1, app screens saved as JPEG down to 0.55). Photographs reach as
+  /// high where little is left between flat areas (the harness's copies of a casino crushed
+  /// into its black 0.72–0.81, of a white scene a stop over 0.93), which is why a graphic also
+  /// needs flat colours or lines of text.
+  public var edgeShare: Double
+
+  public init(
+    flatShare: Double, texturedShare: Double, flatColors: Int, textBands: Int, edgeShare: Double
+  ) {
+    self.flatShare = flatShare
+    self.texturedShare = texturedShare
+    self.flatColors = flatColors
+    self.textBands = textBands
+    self.edgeShare = edgeShare
+  }
+
+  /// Least ``flatShare`` of a graphic of flat colours.
+  public static let graphicFlatShare = 0.7
+  /// Least ``flatShare`` of a page of text: dense text saved as JPEG keeps less flat than
+  /// shapes do (the tests' page of paragraphs 0.79 as drawn, 0.58 at quality 70).
+  public static let textFlatShare = 0.45
+  /// Most ``texturedShare`` of a graphic.
+  public static let graphicTexturedShare = 0.05
+  /// Least ``edgeShare`` of a graphic: what lies between its flat areas is drawn with edges.
+  public static let graphicEdgeShare = 0.25
+  /// Least ``edgeShare`` of a page of text on one background.
+  public static let textEdgeShare = 0.7
+
+  /// Whether the picture is a graphic: hardly any texture (``graphicTexturedShare``), and
+  /// either two flat colours or more over a mostly flat picture (``graphicFlatShare``) with
+  /// sharp edges between them (``graphicEdgeShare``), or lines of text (three ``textBands`` or
+  /// more, drawn almost only in edges: ``textEdgeShare``) on a ground flat over nearly half
+  /// the picture or more (``textFlatShare``).
+  ///
+  /// A photograph with a large flat area has one flat colour where it clipped, and texture or
+  /// smooth gradients in the rest. No photograph of the shared set is a graphic, nor any of
+  /// the harness's degraded copies of them; the nearest: the moon in its black sky (one
+  /// colour, no line of text), the white minimal scene blurred (two colours, edges on
+  /// 0.02–0.04 of the rest), a casino hazed over its black (one colour, two text-high bands,
+  /// edges 0.41–0.56) or crushed into it (the same, texture 0.06–0.08). Of its two rendered
+  /// depth maps, one is a graphic (five flat grey steps; 21 of its 24 degraded copies), the
+  /// other, blurrier, not (3 of 24).
+  public var isGraphic: Bool {
+    guard texturedShare <= Self.graphicTexturedShare else { return false }
+    let shapes =
+      flatShare >= Self.graphicFlatShare && flatColors >= 2 && edgeShare >= Self.graphicEdgeShare
+    let text =
+      flatShare >= Self.textFlatShare && textBands >= 3 && edgeShare >= Self.textEdgeShare
+    return shapes || text
   }
 }
 

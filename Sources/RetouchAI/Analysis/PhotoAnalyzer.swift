@@ -208,7 +208,8 @@ public struct PhotoAnalyzer: Sendable {
         measured, subject: subject, faces: faces, capture: capture, copy: copy)
     var analysis = PhotoAnalysis(
       pixelSize: fullSize, exposure: exposure, color: color, faces: faces, subject: subject,
-      noise: nil, sharpness: sharpness, sceneScores: [:], capture: capture)
+      noise: nil, sharpness: sharpness, sceneScores: [:], capture: capture,
+      flatAreas: measured.flatAreas)
     analysis.exposure.meanLuma = stats.totals.lumaSum / Double(max(1, stats.pixelCount)) / 255
     analysis.sceneScores = SceneClassifier.scores(features: sceneFeatures, analysis: analysis)
     return (analysis, extraSlot.value ?? alongside())
@@ -221,6 +222,7 @@ public struct PhotoAnalyzer: Sendable {
     let clippedWhite: ClippedWhite.Reading?
     let features: SceneFeatures
     let greyPixels: GreyPixels.Estimate?
+    let flatAreas: FlatAreaAnalysis
   }
 
   /// What the second pair of sides of ``analyzeSmall(_:fullSize:metadata:)`` reads.
@@ -277,7 +279,7 @@ public struct PhotoAnalyzer: Sendable {
         shared.copy, luminance: stats.luminancePlane, counts: stats.highlightCounts),
       clippedWhite: ClippedWhite.reading(shared.copy),
       features: SceneFeatures(image: shared.copy, plane: shared.plane, focus: shared.focus),
-      greyPixels: GreyPixels.estimate(shared.copy))
+      greyPixels: GreyPixels.estimate(shared.copy), flatAreas: FlatAreas.measure(shared.copy))
   }
 
   /// The read-only inputs both sides of ``analyzeSmall(_:fullSize:metadata:)`` share.

@@ -39,9 +39,14 @@ public struct Recipe: Sendable, Identifiable, Hashable {
     proposal(for: analysis)?.config
   }
 
-  /// The proposal with the shared rules applied.
+  /// The proposal with the shared rules applied. A graphic (``PictureKind/graphic``) has no
+  /// defect to fix, its brightness and colours being what its maker chose: it gets no
+  /// correction, and a style is only a matter of taste there (need 0), never applied unasked.
   func proposal(for analysis: PhotoAnalysis) -> RecipeProposal? {
+    let graphic = analysis.kind == .graphic
+    guard kind != .correction || !graphic else { return nil }
     guard var p = propose(analysis) else { return nil }
+    if graphic { p.need = 0 }
     p.config = RecipeRules.adjust(p.config, recipe: self, analysis: analysis)
     return p.config.hasEdits ? p : nil
   }

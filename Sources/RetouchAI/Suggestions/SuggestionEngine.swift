@@ -88,7 +88,7 @@ public struct SuggestionEngine: Sendable {
   public func topSuggestion(
     for image: Image, metadata: PhotoMetadata? = nil, disabledLooks: Set<String> = []
   ) -> EditConfig? {
-    top(for: image, metadata: metadata, disabledLooks: disabledLooks, measureNoise: false)
+    top(for: image, metadata: metadata, disabledLooks: disabledLooks, measureNoise: false).config
   }
 
   /// ``topSuggestion(for:metadata:disabledLooks:)`` with the grain measured at full resolution,
@@ -101,12 +101,21 @@ public struct SuggestionEngine: Sendable {
   public func autoEdit(
     for image: Image, metadata: PhotoMetadata? = nil, disabledLooks: Set<String> = []
   ) -> EditConfig? {
+    top(for: image, metadata: metadata, disabledLooks: disabledLooks, measureNoise: true).config
+  }
+
+  /// ``autoEdit(for:metadata:disabledLooks:)`` together with the analysis it was chosen on, for
+  /// callers that say why a photo was left alone (a graphic, ``PictureKind/graphic``, gets no
+  /// correction).
+  public func autoEditResult(
+    for image: Image, metadata: PhotoMetadata? = nil, disabledLooks: Set<String> = []
+  ) -> (config: EditConfig?, analysis: PhotoAnalysis) {
     top(for: image, metadata: metadata, disabledLooks: disabledLooks, measureNoise: true)
   }
 
   private func top(
     for image: Image, metadata: PhotoMetadata?, disabledLooks: Set<String>, measureNoise: Bool
-  ) -> EditConfig? {
+  ) -> (config: EditConfig?, analysis: PhotoAnalysis) {
     let analyzer = PhotoAnalyzer()
     let small = PhotoAnalyzer.analysisCopy(of: image)
     // The measuring copy is made beside the analysis's last stage whether or not a fix will be
@@ -114,10 +123,11 @@ public struct SuggestionEngine: Sendable {
     let (analysis, measuring) = analyzer.analyze(
       image, copy: small, metadata: metadata, measureNoise: measureNoise,
       alongside: { MeasuringCopy(of: small) })
-    return SuggestionRanker.top(
+    let config = SuggestionRanker.top(
       analysis: analysis, disabled: disabledLooks, measuring: measuring,
       detailCrop: { SuggestionRanker.detailCrop(of: image, around: analysis.subject.region) }
     )?.proposal.config
+    return (config, analysis)
   }
 
   /// Up to `options.maxSuggestions` suggestions, best first, then the themes when asked for.

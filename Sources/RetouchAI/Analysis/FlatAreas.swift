@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchCore
+
+/// How much of a picture is made of exactly flat colour, and what the rest looks like: the
+/// measure that tells a screenshot, a page or a flat illustration from a photograph
+/// (``FlatAreaAnalysis``).
+///
+/// A photograph has no two neighbouring pixels of exactly the same colour outside what clipped
+/// to black or white, and little even there once resized: its sensor's noise sees to that.
+/// A picture drawn by a computer is flat wherever nothing is drawn. The analysis copy keeps
+/// that: resizing a flat area leaves it flat.
+///
+/// Cost: one pass over the copy compares neighbours; a copy that is not mostly flat (every
+/// photograph) stops there. Otherwise a few more passes of byte arithmetic. Deterministic.
+enum FlatAreas {
+  /// Colour codes a 3 × 3 neighbourhood must span, in some channel, for its centre to lie on a
+  /// sharp edge (``FlatAreaAnalysis/edgeShare``).
+  static let edgeRange = 24
+  /// Distance, in pixels of the copy, from the nearest flat pixel beyond which a pixel counts
+  /// as texture (``FlatAreaAnalysis/texturedShare``).
+  static let textureDistance = 3
+  /// Least share of the neighbouring pairs one flat colour must cover to count
+  /// (``FlatAreaAnalysis/flatColors``).
+  static let flatColorShare = 0.01
+  /// Tallest band of rows, as a share of the copy's height, that counts as a line of text
+  /// (``FlatAreaAnalysis/textBands``): the rendered pages' lines measure 5–13 rows of a 320-row
+  /// copy; a lit part of a photograph against a black or white ground is taller (a casino's
+  /// crushed to black: bands of 8–107 rows of 384).
+  static let textLineHeight = 0.05
+
+  /// The reading of an 8-bit RGB copy (``FlatAreaAnalysis``); all zero for any other format or
+  /// a copy narrower than two pixels.
+  static func measure(_ image: Image) -> FlatAreaAnalysis {
+    let none = FlatAreaAnalysis(
+      flatShare: 0, texturedShare: 0, flatColors: 0, textBands: 0, edgeShare: 0)
+    let (w, h) = (image.width, image.height)
+    guard image.format == .rgb8, w >= 2, h >= 1 else { return none }
+    return image.withUnsafeBytes { raw in
+      let p = raw.bindMemory(to: UInt8.self)
+      var flat = [Bool](repeating: false, count: w * h)
+      var equalPairs = 0
+      for y in 0..<h {
+        let row = y &* w
+        for x in 0..<(w &- 1) {
+          let q = 3 &* (row &+ x)
+          guard p[q] == p[q &+ 3], p[q &+ 1] == p[q &+ 4], p[q &+ 2] == p[q &+ 5] else {
+            continue
+          }
+          equalPairs &+= 1
+          flat[row &+ x] = true
+          flat[row &+ x &+ 1] = true
+        }
+      }
+      let pairs = h * (w - 1)
+      var reading = none
+      reading.flatShare = Double(equalPairs) / Double(pairs)
+      guard reading.flatShare >= FlatAreaAnalysis.textFlatShare else { return reading }
+      reading.texturedShare = texturedShare(flat, width: w, height: h)
+      reading.textBands = textBands(flat, width: w, height: h)
+      reading.edgeShare = edgeShare(p, flat: flat, width: w, height: h)
+      reading.flatColors = flatColors(p, width: w, height: h, pairs: pairs)
+      return reading
+    }
+  }
+
+  /// Share of the pixels with no flat pixel within ``textureDistance`` in either direction.
+  private static func texturedShare(_ flat: [Bool], width w: Int, height h: Int) -> Double {
+    let r = textureDistance
+    // Flat pixels within r along the row, then any such within r along the column.
+    var nearRow = [Bool](repeating: false, count: w * h)
+    for y in 0..<h {
+      let row = y * w
+      // Two sweeps: distance to the nearest flat pixel on the left and on the right.
+      var left = Int.min / 2
+      for x in 0..<w {
+        if flat[row + x] { left = x }
+        nearRow[row + x] = x - left <= r
+      }
+      var right = Int.max / 2
+      for x in stride(from: w - 1, through: 0, by: -1) {
+        if flat[row + x] { right = x }
+        if right - x <= r { nearRow[row + x] = true }
+      }
+    }
+    var textured = 0
+    for x in 0..<w {
+      var above = Int.min / 2
+      var near = [Bool](repeating: false, count: h)
+      for y in 0..<h {
+        if nearRow[y * w + x] { above = y }
+        near[y] = y - above <= r
+      }
+      var below = Int.max / 2
+      for y in stride(from: h - 1, through: 0, by: -1) {
+        if nearRow[y * w + x] { below = y }
+        if !near[y] && below - y > r { textured += 1 }
+      }
+    }
+    return Double(textured) / Double(w * h)
+  }
+
+  /// The bands of rows with something drawn in them, separated by rows with next to nothing,
+  /// that are no taller than ``textLineHeight`` of the copy: lines of text. A row enters a band
+  /// with more than 2 % of its pixels not flat and leaves it at 0.5 % or fewer (so a band's
+  /// ragged edge is not counted twice).
+  private static func textBands(_ flat: [Bool], width w: Int, height h: Int) -> Int {
+    let enter = 0.02 * Double(w)
+    let leave = 0.005 * Double(w)
+    let tallest = textLineHeight * Double(h)
+    var lines = 0
+    var start: Int?
+    for y in 0...h {
+      var busy = 0
+      if y < h { for x in 0..<w where !flat[y * w + x] { busy += 1 } }
+      if let top = start {
+        guard y == h || Double(busy) <= leave else { continue }
+        if Double(y - top) <= tallest { lines += 1 }
+        start = nil
+      } else if y < h && Double(busy) > enter {
+        start = y
+      }
+    }
+    return lines
+  }
+
+  /// Share of the pixels that are not flat whose 3 × 3 neighbourhood spans ``edgeRange`` codes
+  /// or more in some channel (the neighbourhood clipped at the copy's edges); 0 without such
+  /// pixels.
+  private static func edgeShare(
+    _ p: UnsafeBufferPointer<UInt8>, flat: [Bool], width w: Int, height h: Int
+  ) -> Double {
+    var busy = 0
+    var edges = 0
+    for y in 0..<h {
+      for x in 0..<w where !flat[y * w + x] {
+        busy += 1
+        var span = 0
+        for c in 0..<3 {
+          var lo = 255
+          var hi = 0
+          for yy in max(0, y - 1)...min(h - 1, y + 1) {
+            for xx in max(0, x - 1)...min(w - 1, x + 1) {
+              let v = Int(p[3 * (yy * w + xx) + c])
+              lo = min(lo, v)
+              hi = max(hi, v)
+            }
+          }
+          span = max(span, hi - lo)
+        }
+        if span >= edgeRange { edges += 1 }
+      }
+    }
+    return busy == 0 ? 0 : Double(edges) / Double(busy)
+  }
+
+  /// How many clearly different colours (more than 8 codes apart in some channel) each make up
+  /// at least ``flatColorShare`` of the equal neighbouring pairs, counted largest first (ties
+  /// in code order), a colour within 8 codes of a larger one counted with it.
+  private static func flatColors(
+    _ p: UnsafeBufferPointer<UInt8>, width w: Int, height h: Int, pairs: Int
+  ) -> Int {
+    var counts: [UInt32: Int] = [:]
+    for y in 0..<h {
+      for x in 0..<(w - 1) {
+        let q = 3 * (y * w + x)
+        guard p[q] == p[q + 3], p[q + 1] == p[q + 4], p[q + 2] == p[q + 5] else { continue }
+        counts[UInt32(p[q]) << 16 | UInt32(p[q + 1]) << 8 | UInt32(p[q + 2]), default: 0] += 1
+      }
+    }
+    let least = flatColorShare * Double(pairs)
+    let big = counts.filter { Double($0.value) >= least }.sorted {
+      $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key
+    }
+    var kept: [SIMD3<Int>] = []
+    for (code, _) in big {
+      let c = SIMD3(Int(code >> 16), Int(code >> 8 & 255), Int(code & 255))
+      let apart = kept.allSatisfy { k in
+        let d = c &- k
+        return max(abs(d.x), abs(d.y), abs(d.z)) > 8
+      }
+      if apart { kept.append(c) }
+    }
+    return kept.count
+  }
+}

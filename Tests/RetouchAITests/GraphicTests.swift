@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import RetouchCore
+import RetouchIO
+import RetouchRender
+import RetouchTestSupport
+import Testing
+
+@testable import RetouchAI
+
+/// Screenshots, pages and flat illustrations are not photographs: the analysis says so
+/// (``PictureKind/graphic``) and no correction is offered or applied, while photographs with
+/// large flat areas (the moon in a black sky, a white minimal scene, their lifted and hazed
+/// copies) stay photographs.
+@Suite("Graphics")
+struct GraphicTests {
+  let engine = SuggestionEngine()
+
+  /// A screen drawn as a browser draws one: flat fills, anti-aliased by coverage.
+  struct Screen {
+    let width: Int
+    let height: Int
+    var rgb: [Double]
+
+    init(width: Int, height: Int, background: SIMD3<Double>) {
+      self.width = width
+      self.height = height
+      rgb = Array(repeating: 0, count: width * height * 3)
+      fill(x0: 0, y0: 0, x1: Double(width), y1: Double(height), background)
+    }
+
+    /// Paints the rectangle (pixel units, fractional edges) with `color`, each pixel mixed by
+    /// the share of it the rectangle covers.
+    mutating func fill(x0: Double, y0: Double, x1: Double, y1: Double, _ color: SIMD3<Double>) {
+      let xs = max(0, Int(x0.rounded(.down)))..<min(width, Int(x1.rounded(.up)))
+      let ys = max(0, Int(y0.rounded(.down)))..<min(height, Int(y1.rounded(.up)))
+      for y in ys {
+        let cy = min(Double(y + 1), y1) - max(Double(y), y0)
+        for x in xs {
+          let cover = cy * (min(Double(x + 1), x1) - max(Double(x), x0))
+          guard cover > 0 else { continue }
+          let i = 3 * (y * width + x)
+          for c in 0..<3 { rgb[i + c] += (color[c] - rgb[i + c]) * cover }
+        }
+      }
+    }
+
+    /// A line of made-up words between `left` and about `right`, letters `size` pixels high
+    /// whose tops sit at `top`: each letter a stem and a bar or two, whole pixels wide and
+    /// placed on whole pixels as a hinted font's are, the bars' ends partly covering a pixel.
+    mutating func text(
+      top: Double, left: Double, right: Double, size: Double, _ ink: SIMD3<Double>,
+      rng: inout SeededRandom
+    ) {
+      let stroke = max(1, (size * 0.12).rounded())
+      let bottom = (top + size).rounded()
+      var x = left.rounded()
+      while x < right - size * 4 {
+        for _ in 0..<Int.random(in: 2...8, using: &rng) {
+          let w = size * Double.random(in: 0.45...0.7, using: &rng)
+          let y0 = (top + (Bool.random(using: &rng) ? 0 : size * 0.3)).rounded()
+          fill(x0: x, y0: y0, x1: x + stroke, y1: bottom, ink)
+          let bar = [y0, ((y0 + bottom) / 2).rounded(), bottom - stroke][
+            Int.random(in: 0...2, using: &rng)]
+          fill(x0: x, y0: bar, x1: x + w, y1: bar + stroke, ink)
+          if Bool.random(using: &rng) {
+            let stem = (x + w - stroke).rounded()
+            fill(x0: stem, y0: y0, x1: stem + stroke, y1: bottom, ink)
+          }
+          x = (x + w + size * 0.25).rounded()
+        }
+        x = (x + size * 0.4).rounded()
+      }
+    }
+
+    var image: Image {
+      Image(
+        width: width, height: height, format: .rgb8,
+        bytes: rgb.map { UInt8(min(max($0, 0), 255).rounded()) })
+    }
+  }
+
+  /// A page of paragraphs (1280 × 800, as a desktop browser shows one): a heading, then
+  /// paragraphs of two to five lines in a column about 1,000 pixels wide, each ending in a
+  /// shorter line.
+  static func page(background: SIMD3<Double>, ink: SIMD3<Double>) -> Image {
+    var screen = Screen(width: 1280, height: 800, background: background)
+    var rng = SeededRandom(seed: 47)
+    screen.text(top: 24, left: 16, right: 600, size: 22, ink, rng: &rng)
+    var top = 80.0
+    while top < 770 {
+      let lines = Int.random(in: 2...5, using: &rng)
+      for line in 0..<lines where top < 770 {
+        let end = line == lines - 1 ? Double.random(in: 300...900, using: &rng) : 1000
+        screen.text(top: top, left: 16, right: end, size: 10.6, ink, rng: &rng)
+        top += 19
+      }
+      top += 16
+    }
+    return screen.image
+  }
+
+  /// A phone's settings screen (390 × 844): grey ground, white groups of rows with coloured
+  /// icons and labels, and thin separators.
+  static func settingsScreen() -> Image {
+    var screen = Screen(width: 390, height: 844, background: [242, 242, 247])
+    var rng = SeededRandom(seed: 7)
+    screen.fill(x0: 0, y0: 0, x1: 390, y1: 60, [255, 255, 255])
+    screen.text(top: 22, left: 16, right: 200, size: 17, [0, 0, 0], rng: &rng)
+    let icons: [SIMD3<Double>] = [[255, 149, 0], [0, 122, 255], [52, 199, 89], [255, 59, 48]]
+    var top = 90.0
+    for group in 0..<3 {
+      let rows = 3 + group % 2
+      screen.fill(x0: 16, y0: top, x1: 374, y1: top + Double(rows) * 44, [255, 255, 255])
+      for row in 0..<rows {
+        let y = top + Double(row) * 44
+        screen.fill(x0: 28, y0: y + 8, x1: 56, y1: y + 36, icons[(group + row) % icons.count])
+        screen.text(top: y + 16, left: 70, right: 300, size: 12, [0, 0, 0], rng: &rng)
+        if row < rows - 1 {
+          screen.fill(x0: 70, y0: y + 43.5, x1: 374, y1: y + 44, [200, 200, 204])
+        }
+      }
+      top += Double(rows) * 44 + 36
+    }
+    return screen.image
+  }
+
+  /// The screens the tests use: a light page, the same page in dark mode, a settings screen.
+  static let screens: [(name: String, image: Image)] = [
+    ("light page", page(background: [255, 255, 255], ink: [34, 34, 34])),
+    ("dark page", page(background: [18, 18, 18], ink: [232, 232, 232])),
+    ("settings screen", settingsScreen()),
+  ]
+
+  /// `image` after a JPEG round trip at `quality` (ringing around every edge).
+  static func jpeg(_ image: Image, quality: Int) throws -> Image {
+    var options = EncodeOptions()
+    options.quality = quality
+    let data = try ImageEncoder(options: options).encode(image, as: .jpeg)
+    return try ImageDecoder().decode(data).image
+  }
+
+  @Test("Screens are graphics and get no correction", arguments: [0, 1, 2], [0, 70])
+  func screensAreGraphics(_ index: Int, jpegQuality: Int) async throws {
+    let (name, drawn) = Self.screens[index]
+    let image = jpegQuality > 0 ? try Self.jpeg(drawn, quality: jpegQuality) : drawn
+    let label = jpegQuality > 0 ? "\(name), JPEG \(jpegQuality)" : name
+    let analysis = engine.analysis(of: image)
+    #expect(analysis.kind == .graphic, "\(label): \(String(describing: analysis.flatAreas))")
+    let top = engine.topSuggestion(for: image)
+    #expect(top == nil, "\(label) corrected unasked: \(String(describing: top))")
+    #expect(engine.autoEdit(for: image) == nil, "\(label): retouch auto would edit it")
+    let list = await engine.suggestions(
+      for: image, options: .init(offerOriginal: true, thumbnailMaxDimension: 0))
+    #expect(list.first?.lookID == SuggestionEngine.originalID, "\(label): \(list.map(\.lookID))")
+    #expect(
+      !list.contains { $0.kind == .correction }, "\(label): \(list.map(\.lookID))")
+  }
+
+  /// A rendered disparity map (grey steps with sharp edges) is a graphic too.
+  @Test func depthMapIsAGraphic() throws {
+    let (image, metadata) = try AnalysisTestPhotos.load("d24")
+    let analysis = PhotoAnalyzer().analyze(image, metadata: metadata, measureNoise: false)
+    #expect(analysis.kind == .graphic, "\(String(describing: analysis.flatAreas))")
+  }
+
+  /// `image` as the evaluation harness degrades it, in linear light: `gain` times each channel,
+  /// then Koschmieder's haze `J·t + A·(1 − t)`, clipped; then, on the encoded values, a lifted
+  /// black `b + (1 − b)·v` for a positive `black` or a crushed one `(v − |b|) / (1 − |b|)`,
+  /// clipped, for a negative one.
+  static func degraded(
+    _ image: Image, gain: Double = 1, haze t: Double = 1, black b: Double = 0
+  ) -> Image {
+    AnalysisTestPhotos.synthetic(width: image.width, height: image.height) { x, y in
+      let p = image.pixel(x: x, y: y)
+      func channel(_ v: Int) -> UInt8 {
+        let linear = min(1, SRGBTables.decodeExact(Double(v) / 255) * gain * t + 0.75 * (1 - t))
+        let e = SRGBTables.encodeExact(linear)
+        let encoded = b >= 0 ? b + (1 - b) * e : max(0, (e + b) / (1 + b))
+        return UInt8((encoded * 255).rounded())
+      }
+      return (channel(p[0]), channel(p[1]), channel(p[2]))
+    }
+  }
+
+  /// The flattest photographs of the shared set, and degraded copies of them that the
+  /// harness makes flatter still, are not graphics: the moon in a black sky (also lifted and
+  /// hazed, which turns its sky into one flat grey), an almost all-white minimal scene (also
+  /// half a stop over, nearly all white), a severely underexposed room (also hazed), a casino
+  /// (also hazed or crushed into its black, lit shapes with sharp edges on a flat ground), a
+  /// welder and his sparks in the dark, crushed.
+  @Test(
+    arguments: [
+      ("g70", 1.0, 1.0, 0.0), ("g70", 1, 1, 0.08), ("g70", 1, 1, 0.16), ("g70", 1, 0.55, 0),
+      ("g45", 1, 1, 0), ("g45", 1.414, 1, 0), ("g89", 1, 1, 0), ("g89", 1, 0.75, 0),
+      ("g89", 1, 0.55, 0), ("g66", 1, 1, 0), ("g66", 1, 0.75, 0), ("g66", 1, 0.55, 0),
+      ("g66", 1, 1, -0.05), ("g66", 1, 1, -0.10), ("g30", 1, 1, -0.10),
+    ])
+  func flatPhotographsAreNotGraphics(
+    _ id: String, gain: Double, haze: Double, black: Double
+  ) throws {
+    let (photo, metadata) = try AnalysisTestPhotos.load(id)
+    let image = Self.degraded(photo, gain: gain, haze: haze, black: black)
+    let analysis = PhotoAnalyzer().analyze(image, metadata: metadata, measureNoise: false)
+    #expect(
+      analysis.kind != .graphic,
+      "\(id) ×\(gain) haze \(haze) black \(black): \(String(describing: analysis.flatAreas))")
+  }
+}
