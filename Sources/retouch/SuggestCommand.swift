@@ -58,8 +58,9 @@ enum SuggestCommand: Subcommand {
     if let warning = engine.learningWarning {
       FileHandle.standardError.write(Data("retouch: \(warning)\n".utf8))
     }
-    let list = engine.suggestions(
+    let result = engine.suggestionResult(
       for: image, metadata: metadata, options: options, isCancelled: { false })
+    let list = result.suggestions
     if arguments.flag("json") {
       let items = list.map(SuggestionJSON.init)
       let encoder = JSONEncoder()
@@ -71,6 +72,11 @@ enum SuggestCommand: Subcommand {
     } else if list.isEmpty {
       Terminal.out("\(input.lastPathComponent): no suggestions")
     } else {
+      if result.analysis?.kind == .graphic {
+        Terminal.out(
+          "\(input.lastPathComponent): a graphic (screenshot, page or drawing): styles only, "
+            + "no corrections")
+      }
       for (i, s) in list.enumerated() {
         let edits = s.config.properties.sorted { $0.key < $1.key }
           .map { "\($0.key.rawValue)=\(format($0.value))" }

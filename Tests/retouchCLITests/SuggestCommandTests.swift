@@ -76,7 +76,7 @@ struct SuggestCommandTests {
   }
 
   /// A rendered depth map (grey steps, sharp edges) is a graphic: `info --analysis` says so,
-  /// and `retouch auto` leaves it as it is and says why.
+  /// `retouch auto` leaves it as it is and says why, and `suggest` says it offers styles only.
   @Test func autoLeavesAGraphicAlone() throws {
     let map = SharedPhotos.url("d24").path
     let info = try CLIRunner.run(["info", "--analysis", map])
@@ -89,6 +89,12 @@ struct SuggestCommandTests {
     #expect(
       r.stdout.contains("a graphic (screenshot, page or drawing), not a photo; left as it is"),
       "\(r.stdout)")
+    let list = try CLIRunner.run(["suggest", map])
+    #expect(list.exitCode == 0, "\(list.stderr)")
+    #expect(
+      list.stdout.hasPrefix("aloeGT.png: a graphic (screenshot, page or drawing): styles only"),
+      "\(list.stdout)")
+    #expect(list.stdout.contains("style]") && !list.stdout.contains("correction]"))
   }
 
   /// A folder is edited photo by photo: the underexposed copy is brightened and written under

@@ -172,6 +172,17 @@ public struct SuggestionEngine: Sendable {
     ).suggestions
   }
 
+  /// ``suggestions(for:metadata:options:isCancelled:)`` together with the analysis they were
+  /// ranked on, for tools that also say what kind of picture it is.
+  public func suggestionResult(
+    for image: Image, metadata: PhotoMetadata? = nil, options: SuggestionOptions = .init(),
+    isCancelled: () -> Bool
+  ) -> SuggestionResult {
+    rankedSuggestions(
+      for: image, metadata: metadata, options: options, measureNoise: true,
+      isCancelled: isCancelled)
+  }
+
   /// The analysis the suggestions are based on (grain included), for tools that show it.
   public func analysis(of image: Image, metadata: PhotoMetadata? = nil) -> PhotoAnalysis {
     PhotoAnalyzer().analyze(image, metadata: metadata, measureNoise: true)
