@@ -12,8 +12,9 @@ import RetouchCore
 /// A picture drawn by a computer is flat wherever nothing is drawn. The analysis copy keeps
 /// that: resizing a flat area leaves it flat.
 ///
-/// Cost: one pass over the copy compares neighbours; a copy that is not mostly flat (every
-/// photograph) stops there. Otherwise a few more passes of byte arithmetic. Deterministic.
+/// Cost: one pass over the copy compares neighbours; a copy less flat than a page of text can
+/// be (nearly every photograph) stops there. Otherwise a few more passes of byte arithmetic.
+/// Deterministic.
 enum FlatAreas {
   /// Colour codes a 3 × 3 neighbourhood must span, in some channel, for its centre to lie on a
   /// sharp edge (``FlatAreaAnalysis/edgeShare``).
@@ -26,8 +27,8 @@ enum FlatAreas {
   static let flatColorShare = 0.01
   /// Tallest band of rows, as a share of the copy's height, that counts as a line of text
   /// (``FlatAreaAnalysis/textBands``): the rendered pages' lines measure 5–13 rows of a 320-row
-  /// copy; a lit part of a photograph against a black or white ground is taller (a casino's
-  /// crushed to black: bands of 8–107 rows of 384).
+  /// copy; a lit part of a photograph against a black or white ground is taller (a casino
+  /// crushed into its black: bands of 8–107 rows of 384).
   static let textLineHeight = 0.05
 
   /// The reading of an 8-bit RGB copy (``FlatAreaAnalysis``); all zero for any other format or
@@ -65,7 +66,8 @@ enum FlatAreas {
     }
   }
 
-  /// Share of the pixels with no flat pixel within ``textureDistance`` in either direction.
+  /// Share of the pixels with no flat pixel within ``textureDistance`` across and down (a
+  /// square of 7 × 7 pixels around them).
   private static func texturedShare(_ flat: [Bool], width w: Int, height h: Int) -> Double {
     let r = textureDistance
     // Flat pixels within r along the row, then any such within r along the column.

@@ -68,9 +68,16 @@ public struct SuggestionEngine: Sendable {
   private static let warmUp: Task<Void, Never> = Task.detached(priority: .utility) {
     PhotoAnalyzer.prewarm()
     _ = WhiteBalanceSliders.shared
+    // Two colours with a little grain, so that it is a photograph (two flat fills would be a
+    // graphic, which gets no correction) and every recipe's path is taken.
     var image = Image(width: 96, height: 64, format: .rgb8)
-    image.fillRect(x: 0, y: 0, width: 48, height: 64, color: [60, 50, 40])
-    image.fillRect(x: 48, y: 0, width: 48, height: 64, color: [170, 180, 200])
+    for y in 0..<64 {
+      for x in 0..<96 {
+        let grain = (x &* 7 &+ y &* 13) % 5 - 2
+        let base = x < 48 ? [60, 50, 40] : [170, 180, 200]
+        image.setPixel(x: x, y: y, base.map { $0 + grain })
+      }
+    }
     _ = SuggestionEngine().rankedSuggestions(
       for: image, metadata: nil, options: SuggestionOptions(includeThemes: true),
       measureNoise: true, isCancelled: { false })
@@ -79,6 +86,8 @@ public struct SuggestionEngine: Sendable {
   /// The one best edit, or nil when the photo is good as it is: the best-ranked recipe is not a
   /// fix for something measured, or it would barely change the photo (mean ΔE*ab under 2 on a
   /// small copy; on a full-resolution crop of the subject for a detail recipe such as Crisp).
+  /// Nil too for a screenshot, page or drawing (``PictureKind/graphic``): nothing in it is a
+  /// defect to fix.
   ///
   /// Never crops or rotates, and does not measure grain (so it never returns Clean Up; see
   /// ``autoEdit(for:metadata:disabledLooks:)``). Cost: the analysis of a ~512 px copy plus one
