@@ -74,6 +74,18 @@ struct GraphicTests {
       }
     }
 
+    /// Copies `rows` of `picture` (all its columns) to the screen with their top-left corner at
+    /// `x`, `y`.
+    mutating func paste(_ picture: Image, rows: Range<Int>, x: Int, y: Int) {
+      for (i, row) in rows.enumerated() where y + i < height {
+        for col in 0..<min(picture.width, width - x) {
+          let p = picture.pixel(x: col, y: row)
+          let j = 3 * ((y + i) * width + x + col)
+          for c in 0..<3 { rgb[j + c] = Double(p[c]) }
+        }
+      }
+    }
+
     var image: Image {
       Image(
         width: width, height: height, format: .rgb8,
@@ -126,12 +138,40 @@ struct GraphicTests {
     return screen.image
   }
 
-  /// The screens the tests use: a light page, the same page in dark mode, a settings screen.
-  static let screens: [(name: String, image: Image)] = [
-    ("light page", page(background: [255, 255, 255], ink: [34, 34, 34])),
-    ("dark page", page(background: [18, 18, 18], ink: [232, 232, 232])),
-    ("settings screen", settingsScreen()),
-  ]
+  /// An article (1280 × 800): a heading, a byline, a photograph of dunes across the column
+  /// (1248 × 420, cut from the middle of it) and paragraphs under it.
+  static func article() throws -> Image {
+    var screen = Screen(width: 1280, height: 800, background: [255, 255, 255])
+    var rng = SeededRandom(seed: 12)
+    screen.text(top: 20, left: 16, right: 700, size: 26, [34, 34, 34], rng: &rng)
+    screen.text(top: 64, left: 16, right: 300, size: 10.6, [102, 102, 102], rng: &rng)
+    var options = DecodeOptions()
+    options.keeps16Bit = false
+    let photo = try ImageDecoder(options: options).decode(SharedPhotos.url("d12")).image
+      .resized(to: PixelSize(width: 1248, height: 780))
+    screen.paste(photo, rows: 180..<600, x: 16, y: 92)
+    var top = 530.0
+    while top < 770 {
+      for line in 0..<3 where top < 770 {
+        let end = line == 2 ? Double.random(in: 300...900, using: &rng) : 1000
+        screen.text(top: top, left: 16, right: end, size: 10.6, [34, 34, 34], rng: &rng)
+        top += 19
+      }
+      top += 16
+    }
+    return screen.image
+  }
+
+  /// The screens the tests use: a light page, the same page in dark mode, a settings screen,
+  /// an article with a photograph across half of it.
+  static func screen(_ index: Int) throws -> (name: String, image: Image) {
+    switch index {
+    case 0: ("light page", page(background: [255, 255, 255], ink: [34, 34, 34]))
+    case 1: ("dark page", page(background: [18, 18, 18], ink: [232, 232, 232]))
+    case 2: ("settings screen", settingsScreen())
+    default: ("article", try article())
+    }
+  }
 
   /// `image` after a JPEG round trip at `quality` (ringing around every edge).
   static func jpeg(_ image: Image, quality: Int) throws -> Image {
@@ -141,9 +181,9 @@ struct GraphicTests {
     return try ImageDecoder().decode(data).image
   }
 
-  @Test("Screens are graphics and get no correction", arguments: [0, 1, 2], [0, 70])
+  @Test("Screens are graphics and get no correction", arguments: [0, 1, 2, 3], [0, 70])
   func screensAreGraphics(_ index: Int, jpegQuality: Int) async throws {
-    let (name, drawn) = Self.screens[index]
+    let (name, drawn) = try Self.screen(index)
     let image = jpegQuality > 0 ? try Self.jpeg(drawn, quality: jpegQuality) : drawn
     let label = jpegQuality > 0 ? "\(name), JPEG \(jpegQuality)" : name
     let analysis = engine.analysis(of: image)

@@ -35,7 +35,8 @@ enum FlatAreas {
   /// a copy narrower than two pixels.
   static func measure(_ image: Image) -> FlatAreaAnalysis {
     let none = FlatAreaAnalysis(
-      flatShare: 0, texturedShare: 0, flatColors: 0, textBands: 0, edgeShare: 0)
+      flatShare: 0, texturedShare: 0, flatColors: 0, textBands: 0, edgeShare: 0,
+      lineEdgeShare: 0)
     let (w, h) = (image.width, image.height)
     guard image.format == .rgb8, w >= 2, h >= 1 else { return none }
     return image.withUnsafeBytes { raw in
@@ -57,10 +58,12 @@ enum FlatAreas {
       let pairs = h * (w - 1)
       var reading = none
       reading.flatShare = Double(equalPairs) / Double(pairs)
-      guard reading.flatShare >= FlatAreaAnalysis.textFlatShare else { return reading }
+      guard reading.flatShare >= FlatAreaAnalysis.pageFlatShare else { return reading }
       reading.texturedShare = texturedShare(flat, width: w, height: h)
-      reading.textBands = textBands(flat, width: w, height: h)
-      reading.edgeShare = edgeShare(p, flat: flat, width: w, height: h)
+      let lines = textLines(flat, width: w, height: h)
+      reading.textBands = lines.count
+      reading.edgeShare = edgeShare(p, flat: flat, width: w, rows: [0..<h])
+      reading.lineEdgeShare = edgeShare(p, flat: flat, width: w, rows: lines)
       reading.flatColors = flatColors(p, width: w, height: h, pairs: pairs)
       return reading
     }
@@ -107,18 +110,18 @@ enum FlatAreas {
   /// that are no taller than ``textLineHeight`` of the copy: lines of text. A row enters a band
   /// with more than 2 % of its pixels not flat and leaves it at 0.5 % or fewer (so a band's
   /// ragged edge is not counted twice).
-  private static func textBands(_ flat: [Bool], width w: Int, height h: Int) -> Int {
+  private static func textLines(_ flat: [Bool], width w: Int, height h: Int) -> [Range<Int>] {
     let enter = 0.02 * Double(w)
     let leave = 0.005 * Double(w)
     let tallest = textLineHeight * Double(h)
-    var lines = 0
+    var lines: [Range<Int>] = []
     var start: Int?
     for y in 0...h {
       var busy = 0
       if y < h { for x in 0..<w where !flat[y * w + x] { busy += 1 } }
       if let top = start {
         guard y == h || Double(busy) <= leave else { continue }
-        if Double(y - top) <= tallest { lines += 1 }
+        if Double(y - top) <= tallest { lines.append(top..<y) }
         start = nil
       } else if y < h && Double(busy) > enter {
         start = y
@@ -127,31 +130,34 @@ enum FlatAreas {
     return lines
   }
 
-  /// Share of the pixels that are not flat whose 3 × 3 neighbourhood spans ``edgeRange`` codes
-  /// or more in some channel (the neighbourhood clipped at the copy's edges); 0 without such
-  /// pixels.
+  /// Share of the pixels in `rows` that are not flat whose 3 × 3 neighbourhood spans
+  /// ``edgeRange`` codes or more in some channel (the neighbourhood clipped at the copy's
+  /// edges); 0 without such pixels.
   private static func edgeShare(
-    _ p: UnsafeBufferPointer<UInt8>, flat: [Bool], width w: Int, height h: Int
+    _ p: UnsafeBufferPointer<UInt8>, flat: [Bool], width w: Int, rows: [Range<Int>]
   ) -> Double {
+    let h = flat.count / w
     var busy = 0
     var edges = 0
-    for y in 0..<h {
-      for x in 0..<w where !flat[y * w + x] {
-        busy += 1
-        var span = 0
-        for c in 0..<3 {
-          var lo = 255
-          var hi = 0
-          for yy in max(0, y - 1)...min(h - 1, y + 1) {
-            for xx in max(0, x - 1)...min(w - 1, x + 1) {
-              let v = Int(p[3 * (yy * w + xx) + c])
-              lo = min(lo, v)
-              hi = max(hi, v)
+    for band in rows {
+      for y in band {
+        for x in 0..<w where !flat[y * w + x] {
+          busy += 1
+          var span = 0
+          for c in 0..<3 {
+            var lo = 255
+            var hi = 0
+            for yy in max(0, y - 1)...min(h - 1, y + 1) {
+              for xx in max(0, x - 1)...min(w - 1, x + 1) {
+                let v = Int(p[3 * (yy * w + xx) + c])
+                lo = min(lo, v)
+                hi = max(hi, v)
+              }
             }
+            span = max(span, hi - lo)
           }
-          span = max(span, hi - lo)
+          if span >= edgeRange { edges += 1 }
         }
-        if span >= edgeRange { edges += 1 }
       }
     }
     return busy == 0 ? 0 : Double(edges) / Double(busy)

@@ -77,7 +77,7 @@ extension PhotoAnalysis {
 ///
 /// Measured on the analysis copy (inside a frame of flat bars, when the photo has one). Only
 /// ``flatShare`` is measured on every picture; the rest only where it reaches
-/// ``textFlatShare`` (0 otherwise), as no picture less flat is a graphic here.
+/// ``pageFlatShare`` (0 otherwise), as no picture less flat is a graphic here.
 public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
   /// Share (0...1) of horizontally neighbouring pixel pairs of exactly the same colour. The
   /// shared photographs measure 0–0.62 (the highest an almost all-white minimal scene, 30 MP
@@ -105,15 +105,21 @@ public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
   /// into its black 0.72–0.81, of a white scene a stop over 0.93), which is why a graphic also
   /// needs flat colours or lines of text.
   public var edgeShare: Double
+  /// ``edgeShare`` of the lines of text alone (the rows of the ``textBands``): what a page
+  /// with a photograph in it shows as text around the photograph's texture (0.8–1 on the
+  /// rendered articles).
+  public var lineEdgeShare: Double
 
   public init(
-    flatShare: Double, texturedShare: Double, flatColors: Int, textBands: Int, edgeShare: Double
+    flatShare: Double, texturedShare: Double, flatColors: Int, textBands: Int, edgeShare: Double,
+    lineEdgeShare: Double
   ) {
     self.flatShare = flatShare
     self.texturedShare = texturedShare
     self.flatColors = flatColors
     self.textBands = textBands
     self.edgeShare = edgeShare
+    self.lineEdgeShare = lineEdgeShare
   }
 
   /// Least ``flatShare`` of a graphic of flat colours.
@@ -121,34 +127,51 @@ public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
   /// Least ``flatShare`` of a page of text: dense text saved as JPEG keeps less flat than
   /// shapes do (the tests' page of paragraphs 0.79 as drawn, 0.58 at quality 70).
   public static let textFlatShare = 0.45
-  /// Most ``texturedShare`` of a graphic.
+  /// Least ``flatShare`` of a page with pictures in it (``pageTextBands``); nothing but
+  /// ``flatShare`` is measured on a less flat picture.
+  public static let pageFlatShare = 0.3
+  /// Lines of text that make a page of a picture whatever else it shows: a photograph in an
+  /// article is texture (0.26–0.33 of the rendered ones) and lowers its flat share (0.37–0.51),
+  /// but the lines around it still count (4–13).
+  public static let pageTextBands = 4
+  /// Most ``texturedShare`` of a graphic (but a page with ``pageTextBands`` lines).
   public static let graphicTexturedShare = 0.05
   /// Least ``edgeShare`` of a graphic: what lies between its flat areas is drawn with edges.
   public static let graphicEdgeShare = 0.25
-  /// Least ``edgeShare`` of a page of text on one background.
+  /// Least ``edgeShare`` of a page of text on one background, and least ``lineEdgeShare`` of
+  /// a page with pictures.
   public static let textEdgeShare = 0.7
 
-  /// Whether the picture is a graphic: hardly any texture (``graphicTexturedShare``), and
+  /// Whether the picture is a graphic: hardly any texture (``graphicTexturedShare``) and
   /// either two flat colours or more over a mostly flat picture (``graphicFlatShare``) with
   /// sharp edges between them (``graphicEdgeShare``), or lines of text (three ``textBands`` or
   /// more, drawn almost only in edges: ``textEdgeShare``) on a ground flat over nearly half
-  /// the picture or more (``textFlatShare``).
+  /// the picture or more (``textFlatShare``); or, whatever its texture, a page with
+  /// ``pageTextBands`` lines of text drawn in edges (``lineEdgeShare``) and flat over
+  /// ``pageFlatShare`` of it or more.
   ///
   /// A photograph with a large flat area has one flat colour where it clipped, and texture or
-  /// smooth gradients in the rest. No photograph of the shared set is a graphic, nor any of
-  /// the harness's degraded copies of them; the nearest: the moon in its black sky (one
-  /// colour, no line of text), the white minimal scene blurred (two colours, edges on
-  /// 0.02–0.04 of the rest), a casino hazed over its black (one colour, two text-high bands,
-  /// edges 0.41–0.56) or crushed into it (the same, texture 0.06–0.08). Of its two rendered
-  /// depth maps, one is a graphic (five flat grey steps; 21 of its 24 degraded copies), the
-  /// other, blurrier, not (3 of 24).
+  /// smooth gradients in the rest; whole rows of it are flat only where the flat area spans
+  /// the frame, so it shows few lines of text if any. No photograph of the shared set is a
+  /// graphic, nor any of the harness's degraded copies of them; the nearest: the moon in its
+  /// black sky (one colour, no line of text), the white minimal scene blurred (two colours,
+  /// edges on 0.02–0.04 of the rest), a casino hazed over its black (one colour, two
+  /// text-high bands, edges 0.41–0.56) or crushed into it (the same, texture 0.06–0.08), a
+  /// dark room hazed flat (lines without edges). Of the two rendered depth maps, one is a
+  /// graphic (five flat grey steps; 21 of its 24 degraded copies), the other, blurrier, not
+  /// (3 of 24).
   public var isGraphic: Bool {
-    guard texturedShare <= Self.graphicTexturedShare else { return false }
+    let plain = texturedShare <= Self.graphicTexturedShare
     let shapes =
-      flatShare >= Self.graphicFlatShare && flatColors >= 2 && edgeShare >= Self.graphicEdgeShare
+      plain && flatShare >= Self.graphicFlatShare && flatColors >= 2
+      && edgeShare >= Self.graphicEdgeShare
     let text =
-      flatShare >= Self.textFlatShare && textBands >= 3 && edgeShare >= Self.textEdgeShare
-    return shapes || text
+      plain && flatShare >= Self.textFlatShare && textBands >= 3
+      && edgeShare >= Self.textEdgeShare
+    let page =
+      flatShare >= Self.pageFlatShare && textBands >= Self.pageTextBands
+      && lineEdgeShare >= Self.textEdgeShare
+    return shapes || text || page
   }
 }
 
