@@ -162,14 +162,37 @@ struct GraphicTests {
     return screen.image
   }
 
+  /// A spreadsheet (1280 × 800): a grey grid of cells 112 × 23 pixels, a number in each.
+  static func table() -> Image {
+    var screen = Screen(width: 1280, height: 800, background: [255, 255, 255])
+    var rng = SeededRandom(seed: 5)
+    let grid: SIMD3<Double> = [208, 208, 208]
+    for row in 0...34 {
+      screen.fill(x0: 0, y0: Double(row * 23), x1: 1280, y1: Double(row * 23 + 1), grid)
+    }
+    for column in 0...11 {
+      screen.fill(x0: Double(column * 112), y0: 0, x1: Double(column * 112 + 1), y1: 800, grid)
+    }
+    for row in 0..<34 {
+      for column in 0..<11 {
+        let left = Double(column * 112 + 14)
+        let right = left + Double.random(in: 40...80, using: &rng)
+        screen.text(
+          top: Double(row * 23 + 7), left: left, right: right, size: 9.5, [0, 0, 0], rng: &rng)
+      }
+    }
+    return screen.image
+  }
+
   /// The screens the tests use: a light page, the same page in dark mode, a settings screen,
-  /// an article with a photograph across half of it.
+  /// an article with a photograph across half of it, a spreadsheet.
   static func screen(_ index: Int) throws -> (name: String, image: Image) {
     switch index {
     case 0: ("light page", page(background: [255, 255, 255], ink: [34, 34, 34]))
     case 1: ("dark page", page(background: [18, 18, 18], ink: [232, 232, 232]))
     case 2: ("settings screen", settingsScreen())
-    default: ("article", try article())
+    case 3: ("article", try article())
+    default: ("spreadsheet", table())
     }
   }
 
@@ -181,7 +204,7 @@ struct GraphicTests {
     return try ImageDecoder().decode(data).image
   }
 
-  @Test("Screens are graphics and get no correction", arguments: [0, 1, 2, 3], [0, 70])
+  @Test("Screens are graphics and get no correction", arguments: [0, 1, 2, 3, 4], [0, 70])
   func screensAreGraphics(_ index: Int, jpegQuality: Int) async throws {
     let (name, drawn) = try Self.screen(index)
     let image = jpegQuality > 0 ? try Self.jpeg(drawn, quality: jpegQuality) : drawn

@@ -122,8 +122,16 @@ public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
     self.lineEdgeShare = lineEdgeShare
   }
 
-  /// Least ``flatShare`` of a graphic of flat colours.
+  /// Least ``flatShare`` of a graphic of flat colours with soft edges between them; one with
+  /// sharp edges (``sharpEdgeShare``) needs ``sharpGraphicFlatShare``.
   public static let graphicFlatShare = 0.7
+  /// Least ``flatShare`` of a graphic of flat colours drawn with sharp edges: a spreadsheet's
+  /// grid saved as JPEG (0.61–0.63) keeps less flat than a depth map's soft steps.
+  public static let sharpGraphicFlatShare = 0.6
+  /// Least ``edgeShare`` of a graphic of flat colours flat over less than
+  /// ``graphicFlatShare``: spreadsheets saved as JPEG 0.68–0.88; the shared photos' degraded
+  /// copies with two flat colours or more and as flat have edges on at most 0.16 of the rest.
+  public static let sharpEdgeShare = 0.5
   /// Least ``flatShare`` of a page of text: dense text saved as JPEG keeps less flat than
   /// shapes do (the tests' page of paragraphs 0.79 as drawn, 0.58 at quality 70).
   public static let textFlatShare = 0.45
@@ -144,7 +152,8 @@ public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
 
   /// Whether the picture is a graphic: hardly any texture (``graphicTexturedShare``) and
   /// either two flat colours or more over a mostly flat picture (``graphicFlatShare``) with
-  /// sharp edges between them (``graphicEdgeShare``), or lines of text (three ``textBands`` or
+  /// edges between them (``graphicEdgeShare``; sharp ones, ``sharpEdgeShare``, from
+  /// ``sharpGraphicFlatShare``), or lines of text (three ``textBands`` or
   /// more, drawn almost only in edges: ``textEdgeShare``) on a ground flat over nearly half
   /// the picture or more (``textFlatShare``); or, whatever its texture, a page with
   /// ``pageTextBands`` lines of text drawn in edges (``lineEdgeShare``) and flat over
@@ -162,9 +171,11 @@ public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
   /// (3 of 24).
   public var isGraphic: Bool {
     let plain = texturedShare <= Self.graphicTexturedShare
+    let edgesNeeded =
+      flatShare >= Self.graphicFlatShare ? Self.graphicEdgeShare : Self.sharpEdgeShare
     let shapes =
-      plain && flatShare >= Self.graphicFlatShare && flatColors >= 2
-      && edgeShare >= Self.graphicEdgeShare
+      plain && flatShare >= Self.sharpGraphicFlatShare && flatColors >= 2
+      && edgeShare >= edgesNeeded
     let text =
       plain && flatShare >= Self.textFlatShare && textBands >= 3
       && edgeShare >= Self.textEdgeShare
