@@ -9,10 +9,10 @@ import Testing
 
 @testable import RetouchAI
 
-/// Screenshots, pages and flat illustrations are not photographs: the analysis says so
-/// (``PictureKind/graphic``) and no correction is offered or applied, while photographs with
-/// large flat areas (the moon in a black sky, a white minimal scene, their lifted and hazed
-/// copies) stay photographs.
+/// Screenshots, pages (with a photograph in them too), spreadsheets and flat illustrations are
+/// not photographs: the analysis says so (``PictureKind/graphic``) and no correction is offered
+/// or applied, while photographs with large flat areas (the moon in a black sky, a white
+/// minimal scene, their lifted, hazed and crushed copies) stay photographs.
 @Suite("Graphics")
 struct GraphicTests {
   let engine = SuggestionEngine()

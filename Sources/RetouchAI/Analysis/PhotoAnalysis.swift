@@ -86,7 +86,7 @@ public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
   public var flatShare: Double
   /// Share (0...1) of pixels with no flat pixel within 3 pixels: texture, as a photograph has
   /// even around its flat clipped areas. Rendered pages and screens 0–0.04; a page that is
-  /// half photograph 0.28–0.30.
+  /// half photograph 0.28–0.33.
   public var texturedShare: Double
   /// Clearly different flat colours (more than 8 codes apart) that each cover at least 1 % of
   /// the picture: the panels, bubbles and buttons of an app screen (2–4 on the rendered ones),
@@ -133,7 +133,7 @@ public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
   /// copies with two flat colours or more and as flat have edges on at most 0.16 of the rest.
   public static let sharpEdgeShare = 0.5
   /// Least ``flatShare`` of a page of text: dense text saved as JPEG keeps less flat than
-  /// shapes do (the tests' page of paragraphs 0.79 as drawn, 0.58 at quality 70).
+  /// shapes do (the tests' page of paragraphs, 0.58 at quality 70).
   public static let textFlatShare = 0.45
   /// Least ``flatShare`` of a page with pictures in it (``pageTextBands``); nothing but
   /// ``flatShare`` is measured on a less flat picture.
@@ -166,7 +166,7 @@ public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
   /// black sky (one colour, no line of text), the white minimal scene blurred (two colours,
   /// edges on 0.02–0.04 of the rest), a casino hazed over its black (one colour, two
   /// text-high bands, edges 0.41–0.56) or crushed into it (the same, texture 0.06–0.08), a
-  /// dark room hazed flat (lines without edges). Of the two rendered depth maps, one is a
+  /// dark room hazed flat (no edges at all). Of the two rendered depth maps, one is a
   /// graphic (five flat grey steps; 21 of its 24 degraded copies), the other, blurrier, not
   /// (3 of 24).
   public var isGraphic: Bool {
