@@ -74,6 +74,26 @@ struct GraphicTests {
       }
     }
 
+    /// Paragraphs of `lineCount` lines of body text (10.6 px letters, 19 px apart, 16 px more
+    /// between paragraphs) from `top` down to 30 pixels above the bottom, in a column about
+    /// 1,000 pixels wide, each paragraph ending in a shorter line.
+    mutating func paragraphs(
+      from top: Double, lineCount: ClosedRange<Int>, _ ink: SIMD3<Double>,
+      rng: inout SeededRandom
+    ) {
+      let bottom = Double(height - 30)
+      var top = top
+      while top < bottom {
+        let lines = Int.random(in: lineCount, using: &rng)
+        for line in 0..<lines where top < bottom {
+          let end = line == lines - 1 ? Double.random(in: 300...900, using: &rng) : 1000
+          text(top: top, left: 16, right: end, size: 10.6, ink, rng: &rng)
+          top += 19
+        }
+        top += 16
+      }
+    }
+
     /// Copies `rows` of `picture` (all its columns) to the screen with their top-left corner at
     /// `x`, `y`.
     mutating func paste(_ picture: Image, rows: Range<Int>, x: Int, y: Int) {
@@ -100,16 +120,7 @@ struct GraphicTests {
     var screen = Screen(width: 1280, height: 800, background: background)
     var rng = SeededRandom(seed: 47)
     screen.text(top: 24, left: 16, right: 600, size: 22, ink, rng: &rng)
-    var top = 80.0
-    while top < 770 {
-      let lines = Int.random(in: 2...5, using: &rng)
-      for line in 0..<lines where top < 770 {
-        let end = line == lines - 1 ? Double.random(in: 300...900, using: &rng) : 1000
-        screen.text(top: top, left: 16, right: end, size: 10.6, ink, rng: &rng)
-        top += 19
-      }
-      top += 16
-    }
+    screen.paragraphs(from: 80, lineCount: 2...5, ink, rng: &rng)
     return screen.image
   }
 
@@ -150,15 +161,7 @@ struct GraphicTests {
     let photo = try ImageDecoder(options: options).decode(SharedPhotos.url("d12")).image
       .resized(to: PixelSize(width: 1248, height: 780))
     screen.paste(photo, rows: 180..<600, x: 16, y: 92)
-    var top = 530.0
-    while top < 770 {
-      for line in 0..<3 where top < 770 {
-        let end = line == 2 ? Double.random(in: 300...900, using: &rng) : 1000
-        screen.text(top: top, left: 16, right: end, size: 10.6, [34, 34, 34], rng: &rng)
-        top += 19
-      }
-      top += 16
-    }
+    screen.paragraphs(from: 530, lineCount: 3...3, [34, 34, 34], rng: &rng)
     return screen.image
   }
 

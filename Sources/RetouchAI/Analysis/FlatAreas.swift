@@ -41,6 +41,9 @@ enum FlatAreas {
     guard image.format == .rgb8, w >= 2, h >= 1 else { return none }
     return image.withUnsafeBytes { raw in
       let p = raw.bindMemory(to: UInt8.self)
+      // `equal[i]`: pixel i has the colour of its right neighbour; `flat[i]`: it or its left
+      // neighbour does.
+      var equal = [Bool](repeating: false, count: w * h)
       var flat = [Bool](repeating: false, count: w * h)
       var equalPairs = 0
       for y in 0..<h {
@@ -51,6 +54,7 @@ enum FlatAreas {
             continue
           }
           equalPairs &+= 1
+          equal[row &+ x] = true
           flat[row &+ x] = true
           flat[row &+ x &+ 1] = true
         }
@@ -60,11 +64,12 @@ enum FlatAreas {
       reading.flatShare = Double(equalPairs) / Double(pairs)
       guard reading.flatShare >= FlatAreaAnalysis.pageFlatShare else { return reading }
       reading.texturedShare = texturedShare(flat, width: w, height: h)
-      let lines = textLines(flat, width: w, height: h)
+      let rows = drawnRows(p, flat: flat, width: w)
+      let lines = textLines(rows, width: w)
       reading.textBands = lines.count
-      reading.edgeShare = edgeShare(p, flat: flat, width: w, rows: [0..<h])
-      reading.lineEdgeShare = edgeShare(p, flat: flat, width: w, rows: lines)
-      reading.flatColors = flatColors(p, width: w, height: h, pairs: pairs)
+      reading.edgeShare = edgeShare(rows, in: [0..<h])
+      reading.lineEdgeShare = edgeShare(rows, in: lines)
+      reading.flatColors = flatColors(p, equal: equal, pairs: pairs)
       return reading
     }
   }
@@ -90,9 +95,9 @@ enum FlatAreas {
       }
     }
     var textured = 0
+    var near = [Bool](repeating: false, count: h)
     for x in 0..<w {
       var above = Int.min / 2
-      var near = [Bool](repeating: false, count: h)
       for y in 0..<h {
         if nearRow[y * w + x] { above = y }
         near[y] = y - above <= r
@@ -106,76 +111,87 @@ enum FlatAreas {
     return Double(textured) / Double(w * h)
   }
 
+  /// Per row of the copy, how many of its pixels are not flat (`drawn`) and how many of those
+  /// lie on a sharp edge: a 3 × 3 neighbourhood (clipped at the copy's edges) spanning
+  /// ``edgeRange`` codes or more in some channel.
+  private static func drawnRows(
+    _ p: UnsafeBufferPointer<UInt8>, flat: [Bool], width w: Int
+  ) -> [(drawn: Int, edges: Int)] {
+    let h = flat.count / w
+    return (0..<h).map { y in
+      var drawn = 0
+      var edges = 0
+      for x in 0..<w where !flat[y * w + x] {
+        drawn += 1
+        var span = 0
+        for c in 0..<3 {
+          var lo = 255
+          var hi = 0
+          for yy in max(0, y - 1)...min(h - 1, y + 1) {
+            for xx in max(0, x - 1)...min(w - 1, x + 1) {
+              let v = Int(p[3 * (yy * w + xx) + c])
+              lo = min(lo, v)
+              hi = max(hi, v)
+            }
+          }
+          span = max(span, hi - lo)
+        }
+        if span >= edgeRange { edges += 1 }
+      }
+      return (drawn, edges)
+    }
+  }
+
   /// The bands of rows with something drawn in them, separated by rows with next to nothing,
   /// that are no taller than ``textLineHeight`` of the copy: lines of text. A row enters a band
   /// with more than 2 % of its pixels not flat and leaves it at 0.5 % or fewer (so a band's
   /// ragged edge is not counted twice).
-  private static func textLines(_ flat: [Bool], width w: Int, height h: Int) -> [Range<Int>] {
+  private static func textLines(_ rows: [(drawn: Int, edges: Int)], width w: Int) -> [Range<Int>] {
     let enter = 0.02 * Double(w)
     let leave = 0.005 * Double(w)
-    let tallest = textLineHeight * Double(h)
+    let tallest = textLineHeight * Double(rows.count)
     var lines: [Range<Int>] = []
     var start: Int?
-    for y in 0...h {
-      var busy = 0
-      if y < h { for x in 0..<w where !flat[y * w + x] { busy += 1 } }
+    for y in 0...rows.count {
+      let drawn = y < rows.count ? Double(rows[y].drawn) : 0
       if let top = start {
-        guard y == h || Double(busy) <= leave else { continue }
+        guard y == rows.count || drawn <= leave else { continue }
         if Double(y - top) <= tallest { lines.append(top..<y) }
         start = nil
-      } else if y < h && Double(busy) > enter {
+      } else if drawn > enter {
         start = y
       }
     }
     return lines
   }
 
-  /// Share of the pixels in `rows` that are not flat whose 3 × 3 neighbourhood spans
-  /// ``edgeRange`` codes or more in some channel (the neighbourhood clipped at the copy's
-  /// edges); 0 without such pixels.
-  private static func edgeShare(
-    _ p: UnsafeBufferPointer<UInt8>, flat: [Bool], width w: Int, rows: [Range<Int>]
-  ) -> Double {
-    let h = flat.count / w
-    var busy = 0
+  /// Share of the pixels not flat in the rows `bands` that lie on a sharp edge; 0 without such
+  /// pixels.
+  private static func edgeShare(_ rows: [(drawn: Int, edges: Int)], in bands: [Range<Int>])
+    -> Double
+  {
+    var drawn = 0
     var edges = 0
-    for band in rows {
+    for band in bands {
       for y in band {
-        for x in 0..<w where !flat[y * w + x] {
-          busy += 1
-          var span = 0
-          for c in 0..<3 {
-            var lo = 255
-            var hi = 0
-            for yy in max(0, y - 1)...min(h - 1, y + 1) {
-              for xx in max(0, x - 1)...min(w - 1, x + 1) {
-                let v = Int(p[3 * (yy * w + xx) + c])
-                lo = min(lo, v)
-                hi = max(hi, v)
-              }
-            }
-            span = max(span, hi - lo)
-          }
-          if span >= edgeRange { edges += 1 }
-        }
+        drawn += rows[y].drawn
+        edges += rows[y].edges
       }
     }
-    return busy == 0 ? 0 : Double(edges) / Double(busy)
+    return drawn == 0 ? 0 : Double(edges) / Double(drawn)
   }
 
   /// How many clearly different colours (more than 8 codes apart in some channel) each make up
-  /// at least ``flatColorShare`` of the equal neighbouring pairs, counted largest first (ties
-  /// in code order), a colour within 8 codes of a larger one counted with it.
+  /// at least ``flatColorShare`` of the equal neighbouring pairs (`equal`: a pixel has its
+  /// right neighbour's colour), counted largest first (ties in code order), a colour within 8
+  /// codes of a larger one counted with it.
   private static func flatColors(
-    _ p: UnsafeBufferPointer<UInt8>, width w: Int, height h: Int, pairs: Int
+    _ p: UnsafeBufferPointer<UInt8>, equal: [Bool], pairs: Int
   ) -> Int {
     var counts: [UInt32: Int] = [:]
-    for y in 0..<h {
-      for x in 0..<(w - 1) {
-        let q = 3 * (y * w + x)
-        guard p[q] == p[q + 3], p[q + 1] == p[q + 4], p[q + 2] == p[q + 5] else { continue }
-        counts[UInt32(p[q]) << 16 | UInt32(p[q + 1]) << 8 | UInt32(p[q + 2]), default: 0] += 1
-      }
+    for i in equal.indices where equal[i] {
+      let q = 3 * i
+      counts[UInt32(p[q]) << 16 | UInt32(p[q + 1]) << 8 | UInt32(p[q + 2]), default: 0] += 1
     }
     let least = flatColorShare * Double(pairs)
     let big = counts.filter { Double($0.value) >= least }.sorted {

@@ -110,7 +110,7 @@ public struct SuggestionEngine: Sendable {
   public func autoEdit(
     for image: Image, metadata: PhotoMetadata? = nil, disabledLooks: Set<String> = []
   ) -> EditConfig? {
-    top(for: image, metadata: metadata, disabledLooks: disabledLooks, measureNoise: true).config
+    autoEditResult(for: image, metadata: metadata, disabledLooks: disabledLooks).config
   }
 
   /// ``autoEdit(for:metadata:disabledLooks:)`` together with the analysis it was chosen on, for
@@ -164,9 +164,8 @@ public struct SuggestionEngine: Sendable {
   public func suggestionResult(
     for image: Image, metadata: PhotoMetadata? = nil, options: SuggestionOptions = .init()
   ) async -> SuggestionResult {
-    rankedSuggestions(
-      for: image, metadata: metadata, options: options, measureNoise: true,
-      isCancelled: { Task.isCancelled })
+    suggestionResult(
+      for: image, metadata: metadata, options: options, isCancelled: { Task.isCancelled })
   }
 
   /// ``suggestions(for:metadata:options:)`` for callers that are not async (command-line tools,
@@ -175,9 +174,8 @@ public struct SuggestionEngine: Sendable {
     for image: Image, metadata: PhotoMetadata? = nil, options: SuggestionOptions = .init(),
     isCancelled: () -> Bool
   ) -> [EditSuggestion] {
-    rankedSuggestions(
-      for: image, metadata: metadata, options: options, measureNoise: true,
-      isCancelled: isCancelled
+    suggestionResult(
+      for: image, metadata: metadata, options: options, isCancelled: isCancelled
     ).suggestions
   }
 
