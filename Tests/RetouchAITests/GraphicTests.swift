@@ -31,10 +31,12 @@ struct GraphicTests {
     }
 
     /// Paints the rectangle (pixel units, fractional edges) with `color`, each pixel mixed by
-    /// the share of it the rectangle covers.
+    /// the share of it the rectangle covers; what lies outside the screen is left out.
     mutating func fill(x0: Double, y0: Double, x1: Double, y1: Double, _ color: SIMD3<Double>) {
-      let xs = max(0, Int(x0.rounded(.down)))..<min(width, Int(x1.rounded(.up)))
-      let ys = max(0, Int(y0.rounded(.down)))..<min(height, Int(y1.rounded(.up)))
+      let (left, right) = (max(0, Int(x0.rounded(.down))), min(width, Int(x1.rounded(.up))))
+      let (top, bottom) = (max(0, Int(y0.rounded(.down))), min(height, Int(y1.rounded(.up))))
+      guard left < right, top < bottom else { return }
+      let (xs, ys) = (left..<right, top..<bottom)
       for y in ys {
         let cy = min(Double(y + 1), y1) - max(Double(y), y0)
         for x in xs {
@@ -187,15 +189,55 @@ struct GraphicTests {
     return screen.image
   }
 
+  /// A code editor in a dark theme (1280 × 800): a line every 18 pixels, letters 9 pixels
+  /// high, indented by 0–4 steps, each line a few runs of words in the theme's colours.
+  static func codeEditor() -> Image {
+    var screen = Screen(width: 1280, height: 800, background: [40, 44, 52])
+    var rng = SeededRandom(seed: 48)
+    let colors: [SIMD3<Double>] = [
+      [171, 178, 191], [198, 120, 221], [97, 175, 239], [209, 154, 102], [152, 195, 121],
+    ]
+    for line in 0..<44 {
+      var left = 8 + 32 * Double(Int.random(in: 0...4, using: &rng))
+      for _ in 0..<Int.random(in: 1...4, using: &rng) {
+        let right = left + Double.random(in: 50...220, using: &rng)
+        let ink = colors[Int.random(in: 0..<colors.count, using: &rng)]
+        screen.text(top: Double(8 + 18 * line), left: left, right: right, size: 9, ink, rng: &rng)
+        left = right
+      }
+    }
+    return screen.image
+  }
+
+  /// A page of small type in two columns (1920 × 1080): letters 8 pixels high on a line every
+  /// 12 pixels, no gap between paragraphs.
+  static func smallType() -> Image {
+    var screen = Screen(width: 1920, height: 1080, background: [255, 255, 255])
+    var rng = SeededRandom(seed: 11)
+    for column in 0..<2 {
+      let left = 12 + 960 * Double(column)
+      for line in 0..<88 {
+        let right = left + (line % 9 == 8 ? Double.random(in: 200...800, using: &rng) : 936)
+        screen.text(
+          top: Double(10 + 12 * line), left: left, right: right, size: 8, [17, 17, 17],
+          rng: &rng)
+      }
+    }
+    return screen.image
+  }
+
   /// The screens the tests use: a light page, the same page in dark mode, a settings screen,
-  /// an article with a photograph across half of it, a spreadsheet.
+  /// an article with a photograph across half of it, a spreadsheet, a code editor, a page of
+  /// small type.
   static func screen(_ index: Int) throws -> (name: String, image: Image) {
     switch index {
     case 0: ("light page", page(background: [255, 255, 255], ink: [34, 34, 34]))
     case 1: ("dark page", page(background: [18, 18, 18], ink: [232, 232, 232]))
     case 2: ("settings screen", settingsScreen())
     case 3: ("article", try article())
-    default: ("spreadsheet", table())
+    case 4: ("spreadsheet", table())
+    case 5: ("code editor", codeEditor())
+    default: ("page of small type", smallType())
     }
   }
 
@@ -207,7 +249,8 @@ struct GraphicTests {
     return try ImageDecoder().decode(data).image
   }
 
-  @Test("Screens are graphics and get no correction", arguments: [0, 1, 2, 3, 4], [0, 70])
+  @Test(
+    "Screens are graphics and get no correction", arguments: [0, 1, 2, 3, 4, 5, 6], [0, 70])
   func screensAreGraphics(_ index: Int, jpegQuality: Int) async throws {
     let (name, drawn) = try Self.screen(index)
     let image = jpegQuality > 0 ? try Self.jpeg(drawn, quality: jpegQuality) : drawn

@@ -77,7 +77,7 @@ extension PhotoAnalysis {
 ///
 /// Measured on the analysis copy (inside a frame of flat bars, when the photo has one). Only
 /// ``flatShare`` is measured on every picture; the rest only where it reaches
-/// ``pageFlatShare`` (0 otherwise), as no picture less flat is a graphic here.
+/// ``measuredFlatShare`` (0 otherwise), as no picture less flat is a graphic here.
 public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
   /// Share (0...1) of horizontally neighbouring pixel pairs of exactly the same colour. The
   /// shared photographs measure 0–0.62 (the highest an almost all-white minimal scene, 30 MP
@@ -109,10 +109,24 @@ public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
   /// with a photograph in it shows as text around the photograph's texture (0.8–1 on the
   /// rendered articles).
   public var lineEdgeShare: Double
+  /// Share (0...1) of the pixels off the ground: more than 8 codes away, in some channel, from
+  /// the colour that covers most flat pairs. What is drawn on a page, ringing aside (pages of
+  /// dense text and code rendered by a browser and saved as JPEG 0.07–0.53).
+  public var inkShare: Double
+  /// Share (0...1) of the pixels with no pixel of the ground within 3 pixels: the part of the
+  /// picture that is more than strokes on one ground. Text keeps within reach of its ground
+  /// even where JPEG's ringing has left no pixel flat (dense text saved as JPEG 0–0.001). A
+  /// photograph's subject has an inside, but a soft one may be thin too (an all-white minimal
+  /// scene: 0.003 with 5 % off its ground), which is why text also needs edges.
+  public var inkTexturedShare: Double
+  /// Share (0...1) of the pixels off the ground lying on a sharp edge (as ``edgeShare``):
+  /// glyphs' strokes (dense text saved as JPEG 0.87–1).
+  public var inkEdgeShare: Double
 
   public init(
     flatShare: Double, texturedShare: Double, flatColors: Int, textBands: Int, edgeShare: Double,
-    lineEdgeShare: Double
+    lineEdgeShare: Double, inkShare: Double = 0, inkTexturedShare: Double = 0,
+    inkEdgeShare: Double = 0
   ) {
     self.flatShare = flatShare
     self.texturedShare = texturedShare
@@ -120,6 +134,29 @@ public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
     self.textBands = textBands
     self.edgeShare = edgeShare
     self.lineEdgeShare = lineEdgeShare
+    self.inkShare = inkShare
+    self.inkTexturedShare = inkTexturedShare
+    self.inkEdgeShare = inkEdgeShare
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case flatShare, texturedShare, flatColors, textBands, edgeShare, lineEdgeShare, inkShare
+    case inkTexturedShare, inkEdgeShare
+  }
+
+  /// Decodes a reading; one stored before the ground was measured reads as no ink.
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    self.init(
+      flatShare: try c.decode(Double.self, forKey: .flatShare),
+      texturedShare: try c.decode(Double.self, forKey: .texturedShare),
+      flatColors: try c.decode(Int.self, forKey: .flatColors),
+      textBands: try c.decode(Int.self, forKey: .textBands),
+      edgeShare: try c.decode(Double.self, forKey: .edgeShare),
+      lineEdgeShare: try c.decode(Double.self, forKey: .lineEdgeShare),
+      inkShare: try c.decodeIfPresent(Double.self, forKey: .inkShare) ?? 0,
+      inkTexturedShare: try c.decodeIfPresent(Double.self, forKey: .inkTexturedShare) ?? 0,
+      inkEdgeShare: try c.decodeIfPresent(Double.self, forKey: .inkEdgeShare) ?? 0)
   }
 
   /// Least ``flatShare`` of a graphic of flat colours with soft edges between them; one with
@@ -135,9 +172,21 @@ public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
   /// Least ``flatShare`` of a page of text: dense text saved as JPEG keeps less flat than
   /// shapes do (the tests' page of paragraphs, 0.58 at quality 70).
   public static let textFlatShare = 0.45
-  /// Least ``flatShare`` of a page with pictures in it (``pageTextBands``); nothing but
-  /// ``flatShare`` is measured on a less flat picture.
+  /// Least ``flatShare`` of a page with pictures in it (``pageTextBands``).
   public static let pageFlatShare = 0.3
+  /// Least ``flatShare`` of a page of dense text (``inkEdgeShare``): small type saved as JPEG
+  /// keeps 0.23–0.5 of its pairs flat as a browser renders it, 0.17 as the tests draw it
+  /// denser. Nothing but ``flatShare`` is measured on a less flat picture.
+  public static let measuredFlatShare = 0.15
+  /// Least ``inkShare`` of a page of dense text: something is written on it.
+  public static let denseTextInkShare = 0.05
+  /// Most ``inkTexturedShare`` of a page of dense text.
+  public static let denseTextTexturedShare = 0.01
+  /// Least ``inkEdgeShare`` of a page of dense text. Of the shared photographs and the
+  /// harness's degraded copies of them with 5 % or more off their ground, those with under
+  /// 0.05 of texture off it have edges on at most 0.27 of it, and those with edges on 0.6 or
+  /// more have texture on 0.076 or more (a casino hazed or crushed into its black).
+  public static let denseTextEdgeShare = 0.8
   /// Lines of text that make a page of a picture whatever else it shows: a photograph in an
   /// article is texture (0.26–0.33 of the rendered ones) and lowers its flat share (0.37–0.51),
   /// but the lines around it still count (4–13).
@@ -157,7 +206,9 @@ public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
   /// more, drawn almost only in edges: ``textEdgeShare``) on a ground flat over nearly half
   /// the picture or more (``textFlatShare``); or, whatever its texture, a page with
   /// ``pageTextBands`` lines of text drawn in edges (``lineEdgeShare``) and flat over
-  /// ``pageFlatShare`` of it or more.
+  /// ``pageFlatShare`` of it or more; or strokes drawn in edges on one ground and nothing else
+  /// (``inkShare``, ``inkTexturedShare``, ``inkEdgeShare``): dense text whose lines JPEG's
+  /// ringing has joined (a code editor, a terminal, a page of small type).
   ///
   /// A photograph with a large flat area has one flat colour where it clipped, and texture or
   /// smooth gradients in the rest; whole rows of it are flat only where the flat area spans
@@ -182,7 +233,10 @@ public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
     let page =
       flatShare >= Self.pageFlatShare && textBands >= Self.pageTextBands
       && lineEdgeShare >= Self.textEdgeShare
-    return shapes || text || page
+    let denseText =
+      flatShare >= Self.measuredFlatShare && inkShare >= Self.denseTextInkShare
+      && inkTexturedShare <= Self.denseTextTexturedShare && inkEdgeShare >= Self.denseTextEdgeShare
+    return shapes || text || page || denseText
   }
 }
 
