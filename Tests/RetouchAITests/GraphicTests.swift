@@ -9,10 +9,11 @@ import Testing
 
 @testable import RetouchAI
 
-/// Screenshots, pages (with a photograph in them too), spreadsheets and flat illustrations are
-/// not photographs: the analysis says so (``PictureKind/graphic``) and no correction is offered
-/// or applied, while photographs with large flat areas (the moon in a black sky, a white
-/// minimal scene, their lifted, hazed and crushed copies) stay photographs.
+/// Screenshots, pages (with a photograph in them too, or of dense text saved as JPEG),
+/// spreadsheets, charts and flat illustrations are not photographs: the analysis says so
+/// (``PictureKind/graphic``) and no correction is offered or applied, while photographs with
+/// large flat areas (the moon in a black sky, a white minimal scene, their lifted, hazed and
+/// crushed copies) stay photographs.
 @Suite("Graphics")
 struct GraphicTests {
   let engine = SuggestionEngine()
@@ -226,9 +227,38 @@ struct GraphicTests {
     return screen.image
   }
 
+  /// A line chart (1280 × 800): black axes with labels, three series in colour drawn as lines
+  /// 2 pixels thick, a legend; nothing else on the white ground.
+  static func lineChart() -> Image {
+    var screen = Screen(width: 1280, height: 800, background: [255, 255, 255])
+    var rng = SeededRandom(seed: 3)
+    screen.fill(x0: 78, y0: 40, x1: 80, y1: 722, [0, 0, 0])
+    screen.fill(x0: 78, y0: 720, x1: 1240, y1: 722, [0, 0, 0])
+    for tick in 0..<8 {
+      screen.text(
+        top: Double(730), left: Double(90 + 150 * tick), right: Double(140 + 150 * tick), size: 9,
+        [0, 0, 0], rng: &rng)
+      screen.text(top: Double(60 + 90 * tick), left: 20, right: 70, size: 9, [0, 0, 0], rng: &rng)
+    }
+    let series: [SIMD3<Double>] = [[31, 119, 180], [255, 127, 14], [44, 160, 44]]
+    for (i, color) in series.enumerated() {
+      var y = Double(200 + 180 * i)
+      for x in stride(from: 80.0, to: 1232, by: 8) {
+        let next = min(700, max(60, y + Double.random(in: -18...18, using: &rng)))
+        screen.fill(x0: x, y0: y, x1: x + 8, y1: y + 2, color)
+        screen.fill(x0: x + 7, y0: min(y, next), x1: x + 9, y1: max(y, next) + 2, color)
+        y = next
+      }
+      screen.fill(x0: 1060, y0: Double(56 + 20 * i), x1: 1090, y1: Double(58 + 20 * i), color)
+      screen.text(
+        top: Double(52 + 20 * i), left: 1100, right: 1180, size: 9, [0, 0, 0], rng: &rng)
+    }
+    return screen.image
+  }
+
   /// The screens the tests use: a light page, the same page in dark mode, a settings screen,
   /// an article with a photograph across half of it, a spreadsheet, a code editor, a page of
-  /// small type.
+  /// small type, a line chart.
   static func screen(_ index: Int) throws -> (name: String, image: Image) {
     switch index {
     case 0: ("light page", page(background: [255, 255, 255], ink: [34, 34, 34]))
@@ -237,7 +267,8 @@ struct GraphicTests {
     case 3: ("article", try article())
     case 4: ("spreadsheet", table())
     case 5: ("code editor", codeEditor())
-    default: ("page of small type", smallType())
+    case 6: ("page of small type", smallType())
+    default: ("line chart", lineChart())
     }
   }
 
@@ -250,7 +281,7 @@ struct GraphicTests {
   }
 
   @Test(
-    "Screens are graphics and get no correction", arguments: [0, 1, 2, 3, 4, 5, 6], [0, 70])
+    "Screens are graphics and get no correction", arguments: [0, 1, 2, 3, 4, 5, 6, 7], [0, 70])
   func screensAreGraphics(_ index: Int, jpegQuality: Int) async throws {
     let (name, drawn) = try Self.screen(index)
     let image = jpegQuality > 0 ? try Self.jpeg(drawn, quality: jpegQuality) : drawn
@@ -265,6 +296,24 @@ struct GraphicTests {
     #expect(list.first?.lookID == SuggestionEngine.originalID, "\(label): \(list.map(\.lookID))")
     #expect(
       !list.contains { $0.kind == .correction }, "\(label): \(list.map(\.lookID))")
+  }
+
+  /// A reading round-trips through JSON; one stored before the ground was measured decodes
+  /// with no ink (so only the older rules judge it).
+  @Test func flatAreaReadingsDecode() throws {
+    let reading = try #require(engine.analysis(of: Self.codeEditor()).flatAreas)
+    #expect(reading.inkShare > 0 && reading.inkEdgeShare > 0)
+    let json = try JSONEncoder().encode(reading)
+    #expect(try JSONDecoder().decode(FlatAreaAnalysis.self, from: json) == reading)
+    let fields = [
+      "flatShare": 0.9, "texturedShare": 0, "flatColors": 1, "textBands": 0, "edgeShare": 0.9,
+      "lineEdgeShare": 0,
+    ]
+    let older = try JSONEncoder().encode(fields)
+    let decoded = try JSONDecoder().decode(FlatAreaAnalysis.self, from: older)
+    #expect(decoded.flatShare == 0.9 && decoded.edgeShare == 0.9)
+    #expect(decoded.inkShare == 0 && decoded.inkTexturedShare == 0 && decoded.inkEdgeShare == 0)
+    #expect(!decoded.isGraphic)
   }
 
   /// A rendered disparity map (grey steps with sharp edges) is a graphic too.

@@ -30,8 +30,8 @@ enum FlatAreas {
   /// copy; a lit part of a photograph against a black or white ground is taller (a casino
   /// crushed into its black: bands of 8–107 rows of 384).
   static let textLineHeight = 0.05
-  /// Codes, in every channel, a pixel may lie from the ground's colour and still count as
-  /// ground (``FlatAreaAnalysis/inkShare``): JPEG's ringing around text.
+  /// Codes, in every channel, a pixel may lie from a flat colour and still count as ground
+  /// (``FlatAreaAnalysis/inkShare``): JPEG's ringing around text.
   static let groundTolerance = 8
 
   /// The reading of an 8-bit RGB copy (``FlatAreaAnalysis``); all zero for any other format or
@@ -69,7 +69,7 @@ enum FlatAreas {
       reading.texturedShare = texturedShare(flat, width: w, height: h)
       let colors = flatColors(p, equal: equal, pairs: pairs)
       reading.flatColors = colors.count
-      let onGround = ground(p, color: colors.ground, count: w * h)
+      let onGround = ground(p, colors: colors.grounds, count: w * h)
       reading.inkTexturedShare = texturedShare(onGround, width: w, height: h)
       let (rows, ink) = drawnRows(p, flat: flat, ground: onGround, width: w)
       let lines = textLines(rows, width: w)
@@ -82,17 +82,21 @@ enum FlatAreas {
     }
   }
 
-  /// Which pixels lie within ``groundTolerance`` codes of `color` (packed `0xRRGGBB`) in every
-  /// channel.
-  private static func ground(_ p: UnsafeBufferPointer<UInt8>, color: UInt32, count: Int)
+  /// Which pixels lie within ``groundTolerance`` codes of one of `colors` in every channel.
+  private static func ground(_ p: UnsafeBufferPointer<UInt8>, colors: [SIMD3<Int>], count: Int)
     -> [Bool]
   {
-    let g = (Int(color >> 16), Int(color >> 8 & 255), Int(color & 255))
     let t = groundTolerance
-    return (0..<count).map { i in
-      abs(Int(p[3 * i]) - g.0) <= t && abs(Int(p[3 * i + 1]) - g.1) <= t
-        && abs(Int(p[3 * i + 2]) - g.2) <= t
+    let grounds = colors.map { ($0.x, $0.y, $0.z) }
+    var onGround = [Bool](repeating: false, count: count)
+    for i in 0..<count {
+      let (r, g, b) = (Int(p[3 * i]), Int(p[3 * i + 1]), Int(p[3 * i + 2]))
+      for c in grounds where abs(r - c.0) <= t && abs(g - c.1) <= t && abs(b - c.2) <= t {
+        onGround[i] = true
+        break
+      }
     }
+    return onGround
   }
 
   /// Share of the pixels with no pixel of `flat` (the flat ones, or the ground) within
@@ -215,11 +219,11 @@ enum FlatAreas {
   /// How many clearly different colours (more than 8 codes apart in some channel) each make up
   /// at least ``flatColorShare`` of the equal neighbouring pairs (`equal`: a pixel has its
   /// right neighbour's colour), counted largest first (ties in code order), a colour within 8
-  /// codes of a larger one counted with it; and the colour of the most pairs (packed
-  /// `0xRRGGBB`; black when there are none), the ground.
+  /// codes of a larger one counted with it; and those colours, the grounds (the colour of the
+  /// most pairs alone when none is that large).
   private static func flatColors(
     _ p: UnsafeBufferPointer<UInt8>, equal: [Bool], pairs: Int
-  ) -> (count: Int, ground: UInt32) {
+  ) -> (count: Int, grounds: [SIMD3<Int>]) {
     var counts: [UInt32: Int] = [:]
     for i in equal.indices where equal[i] {
       let q = 3 * i
@@ -229,7 +233,6 @@ enum FlatAreas {
     let byShare: (Dictionary<UInt32, Int>.Element, Dictionary<UInt32, Int>.Element) -> Bool = {
       $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key
     }
-    let ground = counts.min(by: byShare)?.key ?? 0
     let big = counts.filter { Double($0.value) >= least }.sorted(by: byShare)
     var kept: [SIMD3<Int>] = []
     for (code, _) in big {
@@ -240,6 +243,9 @@ enum FlatAreas {
       }
       if apart { kept.append(c) }
     }
-    return (kept.count, ground)
+    if kept.isEmpty, let top = counts.min(by: byShare)?.key {
+      return (0, [SIMD3(Int(top >> 16), Int(top >> 8 & 255), Int(top & 255))])
+    }
+    return (kept.count, kept)
   }
 }

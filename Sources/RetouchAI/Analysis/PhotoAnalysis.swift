@@ -110,11 +110,12 @@ public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
   /// rendered articles).
   public var lineEdgeShare: Double
   /// Share (0...1) of the pixels off the ground: more than 8 codes away, in some channel, from
-  /// the colour that covers most flat pairs. What is drawn on a page, ringing aside (pages of
-  /// dense text and code rendered by a browser and saved as JPEG 0.07–0.53).
+  /// each flat colour (those ``flatColors`` counts; the one of the most flat pairs where none
+  /// covers 1 %). What is drawn on a page, ringing aside (pages of dense text and code rendered
+  /// by a browser and saved as JPEG 0.07–0.53; a diagram of boxes and lines 0.03–0.2).
   public var inkShare: Double
   /// Share (0...1) of the pixels with no pixel of the ground within 3 pixels: the part of the
-  /// picture that is more than strokes on one ground. Text keeps within reach of its ground
+  /// picture that is more than strokes on flat grounds. Text keeps within reach of its ground
   /// even where JPEG's ringing has left no pixel flat (dense text saved as JPEG 0–0.001). A
   /// photograph's subject has an inside, but a soft one may be thin too (an all-white minimal
   /// scene: 0.003 with 5 % off its ground), which is why text also needs edges.
@@ -179,13 +180,14 @@ public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
   /// denser. Nothing but ``flatShare`` is measured on a less flat picture.
   public static let measuredFlatShare = 0.15
   /// Least ``inkShare`` of a page of dense text: something is written on it.
-  public static let denseTextInkShare = 0.05
+  public static let denseTextInkShare = 0.02
   /// Most ``inkTexturedShare`` of a page of dense text.
   public static let denseTextTexturedShare = 0.01
   /// Least ``inkEdgeShare`` of a page of dense text. Of the shared photographs and the
-  /// harness's degraded copies of them with 5 % or more off their ground, those with under
+  /// harness's degraded copies of them with 2 % or more off their ground, those with under
   /// 0.05 of texture off it have edges on at most 0.27 of it, and those with edges on 0.6 or
-  /// more have texture on 0.076 or more (a casino hazed or crushed into its black).
+  /// more have texture on 0.076 or more (a casino hazed or crushed into its black). Nearest
+  /// among other photographs: grey bricks, 0.025 texture and edges on 0.78.
   public static let denseTextEdgeShare = 0.8
   /// Lines of text that make a page of a picture whatever else it shows: a photograph in an
   /// article is texture (0.26–0.33 of the rendered ones) and lowers its flat share (0.37–0.51),
@@ -206,9 +208,9 @@ public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
   /// more, drawn almost only in edges: ``textEdgeShare``) on a ground flat over nearly half
   /// the picture or more (``textFlatShare``); or, whatever its texture, a page with
   /// ``pageTextBands`` lines of text drawn in edges (``lineEdgeShare``) and flat over
-  /// ``pageFlatShare`` of it or more; or strokes drawn in edges on one ground and nothing else
+  /// ``pageFlatShare`` of it or more; or strokes drawn in edges on flat grounds and nothing else
   /// (``inkShare``, ``inkTexturedShare``, ``inkEdgeShare``): dense text whose lines JPEG's
-  /// ringing has joined (a code editor, a terminal, a page of small type).
+  /// ringing has joined (a code editor, a terminal, a page of small type), a line drawing.
   ///
   /// A photograph with a large flat area has one flat colour where it clipped, and texture or
   /// smooth gradients in the rest; whole rows of it are flat only where the flat area spans
