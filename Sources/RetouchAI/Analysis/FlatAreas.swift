@@ -102,79 +102,129 @@ enum FlatAreas {
   /// Share of the pixels with no pixel of `flat` (the flat ones, or the ground) within
   /// ``textureDistance`` across and down (a square of 7 × 7 pixels around them).
   private static func texturedShare(_ flat: [Bool], width w: Int, height h: Int) -> Double {
+    flat.withUnsafeBufferPointer { texturedShare($0, width: w, height: h) }
+  }
+
+  /// ``texturedShare(_:width:height:)`` on a buffer: row sweeps mark the pixels with a flat
+  /// one within reach along their row; then, a row at a time, the nearest such row above and
+  /// below each column.
+  private static func texturedShare(_ flat: UnsafeBufferPointer<Bool>, width w: Int, height h: Int)
+    -> Double
+  {
     let r = textureDistance
-    // Flat pixels within r along the row, then any such within r along the column.
-    var nearRow = [Bool](repeating: false, count: w * h)
+    let nearRow = UnsafeMutableBufferPointer<Bool>.allocate(capacity: w * h)
+    let nearAbove = UnsafeMutableBufferPointer<Bool>.allocate(capacity: w * h)
+    let reach = UnsafeMutableBufferPointer<Int>.allocate(capacity: w)
+    defer {
+      nearRow.deallocate()
+      nearAbove.deallocate()
+      reach.deallocate()
+    }
     for y in 0..<h {
       let row = y * w
-      // Two sweeps: distance to the nearest flat pixel on the left and on the right.
-      var left = Int.min / 2
+      var left = -r - 1
       for x in 0..<w {
         if flat[row + x] { left = x }
         nearRow[row + x] = x - left <= r
       }
-      var right = Int.max / 2
+      var right = w + r + 1
       for x in stride(from: w - 1, through: 0, by: -1) {
         if flat[row + x] { right = x }
         if right - x <= r { nearRow[row + x] = true }
       }
     }
-    var textured = 0
-    var near = [Bool](repeating: false, count: h)
-    for x in 0..<w {
-      var above = Int.min / 2
-      for y in 0..<h {
-        if nearRow[y * w + x] { above = y }
-        near[y] = y - above <= r
+    // `reach[x]`: the last row so far, going down (then up), marked in column x.
+    for x in 0..<w { reach[x] = -r - 1 }
+    for y in 0..<h {
+      let row = y * w
+      for x in 0..<w {
+        if nearRow[row + x] { reach[x] = y }
+        nearAbove[row + x] = y - reach[x] <= r
       }
-      var below = Int.max / 2
-      for y in stride(from: h - 1, through: 0, by: -1) {
-        if nearRow[y * w + x] { below = y }
-        if !near[y] && below - y > r { textured += 1 }
+    }
+    for x in 0..<w { reach[x] = h + r + 1 }
+    var textured = 0
+    for y in stride(from: h - 1, through: 0, by: -1) {
+      let row = y * w
+      for x in 0..<w {
+        if nearRow[row + x] { reach[x] = y }
+        if !nearAbove[row + x] && reach[x] - y > r { textured += 1 }
       }
     }
     return Double(textured) / Double(w * h)
   }
 
   /// Per row of the copy, how many of its pixels are not flat (`drawn`) and how many of those
-  /// lie on a sharp edge: a 3 × 3 neighbourhood (clipped at the copy's edges) spanning
-  /// ``edgeRange`` codes or more in some channel; and over the copy, how many pixels are off
-  /// the `ground` (`ink`) and how many of those lie on a sharp edge.
+  /// lie on a sharp edge (``sharpEdges``); and over the copy, how many pixels are off the
+  /// `ground` (`ink`) and how many of those lie on a sharp edge.
   private static func drawnRows(
     _ p: UnsafeBufferPointer<UInt8>, flat: [Bool], ground: [Bool], width w: Int
   ) -> (rows: [(drawn: Int, edges: Int)], ink: (pixels: Int, edges: Int)) {
     let h = flat.count / w
+    let edge = sharpEdges(p, width: w, height: h)
     var ink = (pixels: 0, edges: 0)
     let rows = (0..<h).map { y in
       var drawn = 0
       var edges = 0
-      for x in 0..<w where !flat[y * w + x] || !ground[y * w + x] {
-        var span = 0
-        for c in 0..<3 {
-          var lo = 255
-          var hi = 0
-          for yy in max(0, y - 1)...min(h - 1, y + 1) {
-            for xx in max(0, x - 1)...min(w - 1, x + 1) {
-              let v = Int(p[3 * (yy * w + xx) + c])
-              lo = min(lo, v)
-              hi = max(hi, v)
-            }
-          }
-          span = max(span, hi - lo)
-        }
-        let edge = span >= edgeRange
-        if !flat[y * w + x] {
+      for i in (y * w)..<(y * w + w) {
+        if !flat[i] {
           drawn += 1
-          if edge { edges += 1 }
+          if edge[i] { edges += 1 }
         }
-        if !ground[y * w + x] {
+        if !ground[i] {
           ink.pixels += 1
-          if edge { ink.edges += 1 }
+          if edge[i] { ink.edges += 1 }
         }
       }
       return (drawn, edges)
     }
     return (rows, ink)
+  }
+
+  /// Whether each pixel lies on a sharp edge: its 3 × 3 neighbourhood (clipped at the copy's
+  /// edges) spans ``edgeRange`` codes or more in some channel. Per channel, the least and
+  /// greatest code of each pixel and its row neighbours, then of three such rows.
+  private static func sharpEdges(_ p: UnsafeBufferPointer<UInt8>, width w: Int, height h: Int)
+    -> [Bool]
+  {
+    var edge = [Bool](repeating: false, count: w * h)
+    var lows = [UInt8](repeating: 0, count: w * h)
+    var highs = [UInt8](repeating: 0, count: w * h)
+    lows.withUnsafeMutableBufferPointer { lo in
+      highs.withUnsafeMutableBufferPointer { hi in
+        edge.withUnsafeMutableBufferPointer { edge in
+          for c in 0..<3 {
+            for y in 0..<h {
+              let row = y * w
+              // The first and last pixels of the row have one neighbour in it.
+              let first = (p[3 * row + c], p[3 * (row + 1) + c])
+              lo[row] = min(first.0, first.1)
+              hi[row] = max(first.0, first.1)
+              let last = (p[3 * (row + w - 2) + c], p[3 * (row + w - 1) + c])
+              lo[row + w - 1] = min(last.0, last.1)
+              hi[row + w - 1] = max(last.0, last.1)
+              var q = 3 * row + c
+              for x in 1..<(w - 1) {
+                q += 3
+                let (a, b, d) = (p[q - 3], p[q], p[q + 3])
+                // Two-argument min and max: with three, the variadic overloads are called.
+                lo[row + x] = min(min(a, b), d)
+                hi[row + x] = max(max(a, b), d)
+              }
+            }
+            for y in 0..<h {
+              let (up, row, down) = (max(y - 1, 0) * w, y * w, min(y + 1, h - 1) * w)
+              for x in 0..<w {
+                let least = min(min(lo[up + x], lo[row + x]), lo[down + x])
+                let greatest = max(max(hi[up + x], hi[row + x]), hi[down + x])
+                if Int(greatest) - Int(least) >= edgeRange { edge[row + x] = true }
+              }
+            }
+          }
+        }
+      }
+    }
+    return edge
   }
 
   /// The bands of rows with something drawn in them, separated by rows with next to nothing,
@@ -224,10 +274,19 @@ enum FlatAreas {
   private static func flatColors(
     _ p: UnsafeBufferPointer<UInt8>, equal: [Bool], pairs: Int
   ) -> (count: Int, grounds: [SIMD3<Int>]) {
+    // A run of equal pairs along a row is one colour (runs end at each row's last pixel).
     var counts: [UInt32: Int] = [:]
-    for i in equal.indices where equal[i] {
+    var i = 0
+    while i < equal.count {
+      guard equal[i] else {
+        i += 1
+        continue
+      }
+      var end = i + 1
+      while end < equal.count && equal[end] { end += 1 }
       let q = 3 * i
-      counts[UInt32(p[q]) << 16 | UInt32(p[q + 1]) << 8 | UInt32(p[q + 2]), default: 0] += 1
+      counts[UInt32(p[q]) << 16 | UInt32(p[q + 1]) << 8 | UInt32(p[q + 2]), default: 0] += end - i
+      i = end
     }
     let least = flatColorShare * Double(pairs)
     let byShare: (Dictionary<UInt32, Int>.Element, Dictionary<UInt32, Int>.Element) -> Bool = {

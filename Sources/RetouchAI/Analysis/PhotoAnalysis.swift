@@ -112,13 +112,14 @@ public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
   /// Share (0...1) of the pixels off the ground: more than 8 codes away, in some channel, from
   /// each flat colour (those ``flatColors`` counts; the one of the most flat pairs where none
   /// covers 1 %). What is drawn on a page, ringing aside (pages of dense text and code rendered
-  /// by a browser and saved as JPEG 0.07–0.53; a diagram of boxes and lines 0.03–0.2).
+  /// by a browser and saved as JPEG 0.07–0.53; diagrams and charts of lines 0.03–0.18).
   public var inkShare: Double
   /// Share (0...1) of the pixels with no pixel of the ground within 3 pixels: the part of the
   /// picture that is more than strokes on flat grounds. Text keeps within reach of its ground
   /// even where JPEG's ringing has left no pixel flat (dense text saved as JPEG 0–0.001). A
-  /// photograph's subject has an inside, but a soft one may be thin too (an all-white minimal
-  /// scene: 0.003 with 5 % off its ground), which is why text also needs edges.
+  /// photograph's subject has an inside, but a dim one may be thin too (a severely
+  /// underexposed room: 0.003 with 5 % off its black ground), which is why text also needs
+  /// edges.
   public var inkTexturedShare: Double
   /// Share (0...1) of the pixels off the ground lying on a sharp edge (as ``edgeShare``):
   /// glyphs' strokes (dense text saved as JPEG 0.87–1).
