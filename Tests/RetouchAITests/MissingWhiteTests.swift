@@ -136,6 +136,31 @@ struct MissingWhiteTests {
     #expect(after < 0.35 * before, "ΔE*ab \(before) → \(after)")
   }
 
+  /// A blur is not an exposure cut. Spreading the small bright details that set the brightest
+  /// channel's top (highlights on cut fruit, white lettering on a print) lowers the top by
+  /// about as much as a cut of a third to half a stop, and the harness's blurred copies of
+  /// both photos (σ 1 and 2 px at 768 px) had been brightened by 0.5–0.8 EV (ΔE2000 from the
+  /// photo 1.5 → 6.7, 1.8 → 6.4). A copy a stop under is still brightened after the blur.
+  @Test(arguments: ["d25", "g58"])
+  func aBlurredCopyIsNotBrightenedByItsLoweredTop(id: String) throws {
+    let photo = try AnalysisFixtures.decode(id).image
+    let own = engine.analysis(of: photo).exposure
+    let soft = AnalysisFixtures.blurred(photo, sigma: 1.5)
+    let analysis = engine.analysis(of: soft)
+    #expect(analysis.sharpness.isSoft, "\(analysis.sharpness)")
+    // The blur lowered the top: without the softness it would read as a cut.
+    let room = try #require(analysis.exposure.missingWhiteEV)
+    #expect(room > (own.missingWhiteEV ?? 0) + 0.2, "\(own.missingWhiteEV ?? 0) → \(room)")
+    #expect(
+      analysis.exposure.suggestedEV < own.suggestedEV + 0.15,
+      "\(own.suggestedEV) → \(analysis.exposure.suggestedEV)")
+    #expect((engine.topSuggestion(for: soft)?.value(of: .exposure) ?? 0) < 0.3)
+    let k = pow(2, -1.0)
+    let under = AnalysisFixtures.gained(soft, k, k, k)
+    let config = try #require(engine.topSuggestion(for: under))
+    #expect(config.value(of: .exposure) > 0.5, "\(config)")
+  }
+
   /// A veil is not underexposure. The fog pier (d20) under the harness's haze (linear light
   /// times 0.55, plus 0.75 of the rest) spans under a stop between its darkest and brightest
   /// percent, the darkest at L* 65, while its fog still piles up 0.7 EV under white: that

@@ -182,17 +182,15 @@ public struct PhotoAnalyzer: Sendable {
     let measured = statsSlot.value ?? Self.statisticsSide(shared)
     let stats = measured.stats
     let capture = Self.captureFacts(metadata)
-    // Softness beside exposure, colour and the colour-balanced scene features (which need the
-    // illuminant): the two take about 1 ms each.
-    let sharpnessSlot = Slot<SharpnessAnalysis?>(nil)
+    // Softness, exposure (which reads the softness), colour and the colour-balanced scene
+    // features (which need the illuminant) beside the caller's work.
     let extraSlot = Slot<Extra?>(nil)
-    let colourSlot = Slot<(ExposureAnalysis, ColorAnalysis, SceneFeatures)?>(nil)
+    let colourSlot = Slot<(SharpnessAnalysis, ExposureAnalysis, ColorAnalysis, SceneFeatures)?>(
+      nil)
     let inputs = MeasuredInputs(
       measured: measured, subject: subject, faces: faces, capture: capture, copy: copy)
     DispatchQueue.concurrentPerform(iterations: 2) { side in
       if side == 0 {
-        sharpnessSlot.value = SharpnessMeasurement.measure(
-          inputs.measured.stats, subject: inputs.subject)
         extraSlot.value = alongside()
       } else {
         colourSlot.value = Self.exposureAndColour(
@@ -200,9 +198,7 @@ public struct PhotoAnalyzer: Sendable {
           capture: inputs.capture, copy: inputs.copy)
       }
     }
-    let sharpness =
-      sharpnessSlot.value ?? SharpnessMeasurement.measure(stats, subject: subject)
-    let (exposure, color, sceneFeatures) =
+    let (sharpness, exposure, color, sceneFeatures) =
       colourSlot.value
       ?? Self.exposureAndColour(
         measured, subject: subject, faces: faces, capture: capture, copy: copy)
@@ -234,21 +230,24 @@ public struct PhotoAnalyzer: Sendable {
     let copy: Image
   }
 
-  /// Exposure, then colour, then the scene features measured once more with the measured cast
-  /// removed (sky, foliage and lamp colours for the indoor score).
+  /// Softness, exposure, then colour, then the scene features measured once more with the
+  /// measured cast removed (sky, foliage and lamp colours for the indoor score).
   private static func exposureAndColour(
     _ measured: StatisticsSide, subject: SubjectAnalysis, faces: [FaceObservation],
     capture: CaptureFacts, copy: Image
-  ) -> (ExposureAnalysis, ColorAnalysis, SceneFeatures) {
+  ) -> (SharpnessAnalysis, ExposureAnalysis, ColorAnalysis, SceneFeatures) {
+    let sharpness = SharpnessMeasurement.measure(measured.stats, subject: subject)
     let (exposure, lights, blueLight) = ExposureMeasurement.measure(
-      .init(stats: measured.stats, subject: subject, faces: faces, capture: capture))
+      .init(
+        stats: measured.stats, subject: subject, faces: faces, capture: capture,
+        softness: SharpnessMeasurement.softness(sharpness)))
     let color = ColorMeasurement.measure(
       measured.stats, exposure: exposure, lights: lights, blueLight: blueLight,
       greyPixels: measured.greyPixels, highlightWarmth: measured.highlightWarmth,
       clippedWhite: measured.clippedWhite)
     var features = measured.features
     features.measureOnceBalanced(copy, illuminant: color.illuminant)
-    return (exposure, color, features)
+    return (sharpness, exposure, color, features)
   }
 
   private static func facesSide(
