@@ -299,7 +299,9 @@ struct ExposureAnalysisTests {
 
   /// A blue-hour lake in mist (d22) and a storm (d13), given without EXIF: coloured all over by
   /// blue light, they are dark by that light and left as they are. The same pixels in grey, or
-  /// said to be shot at a daylight exposure, are brightened.
+  /// said to be shot at a daylight exposure, are brightened (by at least Brighten's 0.3 EV: the
+  /// storm, shot through a moving car's window, is soft, so half a stop of its missing white
+  /// counts as the blur's and its grey copy asks for 0.36 EV).
   @Test(arguments: ["d22", "d13"])
   func darkBlueLightIsTheScenes(id: String) throws {
     let photo = try AnalysisFixtures.decode(id).image
@@ -309,7 +311,7 @@ struct ExposureAnalysisTests {
     #expect(SuggestionEngine().topSuggestion(for: photo) == nil, "\(id)")
     let grey = Self.grey(photo)
     let g = analyzer.analyze(grey, metadata: nil, measureNoise: false).exposure
-    #expect(!g.isDarkOnPurpose && g.suggestedEV >= 0.4, "\(id) in grey: \(g.suggestedEV)")
+    #expect(!g.isDarkOnPurpose && g.suggestedEV >= 0.3, "\(id) in grey: \(g.suggestedEV)")
     var daylight = PhotoMetadata()
     daylight.exposureTime = 1.0 / 500
     daylight.fNumber = 8
