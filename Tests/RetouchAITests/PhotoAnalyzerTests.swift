@@ -300,7 +300,7 @@ struct ExposureAnalysisTests {
   /// A blue-hour lake in mist (d22) and a storm (d13), given without EXIF: coloured all over by
   /// blue light, they are dark by that light and left as they are. The same pixels in grey, or
   /// said to be shot at a daylight exposure, are brightened (by at least Brighten's 0.3 EV: the
-  /// storm, shot through a moving car's window, is soft, so half a stop of its missing white
+  /// storm, its foreground streaked by motion, reads soft, so half a stop of its missing white
   /// counts as the blur's and its grey copy asks for 0.36 EV).
   @Test(arguments: ["d22", "d13"])
   func darkBlueLightIsTheScenes(id: String) throws {

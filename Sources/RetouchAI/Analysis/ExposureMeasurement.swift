@@ -452,10 +452,10 @@ enum ExposureMeasurement {
   /// counts neither as a cut nor as room to brighten into. The harness's blurred copies
   /// (σ 1 and 2 px at 768 px) read 0.35–0.57 EV more than their photos: cut fruit 0.21 →
   /// 0.57 → 0.68, a print with white lettering 0.27 → 0.68 → 0.84, and were brightened by
-  /// 0.5–0.8 EV. With this allowance the blurred copies of the 70 shared photos outside `dev`
+  /// 0.54–0.84 EV. With this allowance the blurred copies of the 70 shared photos outside `dev`
   /// went from 122 % to 113 % of their input ΔE2000; the one cost is a copy of a photo soft
-  /// of its own (a motion-blurred storm, a hand-held phone shot) a stop or so under, which is
-  /// brightened a little less.
+  /// of its own (a storm streaked by motion, a phone's photo of flowers) a stop or so under,
+  /// which is brightened a little less.
   static let blurredWhiteEV = 0.5
 
   /// Share of the photo on the brightest channel's pile (its most filled code near the top
