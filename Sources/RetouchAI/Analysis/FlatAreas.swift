@@ -31,9 +31,10 @@ enum FlatAreas {
   /// copy; a lit part of a photograph against a black or white ground is taller (a casino
   /// crushed into its black: bands of 8–107 rows of 384).
   static let textLineHeight = 0.05
-  /// Codes, in every channel, a pixel may lie from a flat colour and still count as ground
-  /// (``FlatAreaAnalysis/inkShare``): JPEG's ringing around text.
-  static let groundTolerance = 8
+  /// Codes, in every channel, within which two colours count as one: a flat colour is counted
+  /// with a larger one this close, and a pixel this close to a flat colour is on the ground
+  /// (``FlatAreaAnalysis/inkShare``: JPEG's ringing around text).
+  static let colourTolerance = 8
 
   /// The reading of an 8-bit RGB copy (``FlatAreaAnalysis``); all zero for any other format or
   /// a copy narrower than two pixels.
@@ -83,11 +84,11 @@ enum FlatAreas {
     }
   }
 
-  /// Which pixels lie within ``groundTolerance`` codes of one of `colors` in every channel.
+  /// Which pixels lie within ``colourTolerance`` codes of one of `colors` in every channel.
   private static func ground(_ p: UnsafeBufferPointer<UInt8>, colors: [SIMD3<Int>], count: Int)
     -> [Bool]
   {
-    let t = groundTolerance
+    let t = colourTolerance
     let grounds = colors.map { ($0.x, $0.y, $0.z) }
     var onGround = [Bool](repeating: false, count: count)
     for i in 0..<count {
@@ -267,11 +268,11 @@ enum FlatAreas {
     return drawn == 0 ? 0 : Double(edges) / Double(drawn)
   }
 
-  /// How many clearly different colours (more than 8 codes apart in some channel) each make up
-  /// at least ``flatColorShare`` of the equal neighbouring pairs (`equal`: a pixel has its
-  /// right neighbour's colour), counted largest first (ties in code order), a colour within 8
-  /// codes of a larger one counted with it; and those colours, the grounds (the colour of the
-  /// most pairs alone when none is that large).
+  /// How many clearly different colours (more than ``colourTolerance`` codes apart in some
+  /// channel) each make up at least ``flatColorShare`` of the equal neighbouring pairs
+  /// (`equal`: a pixel has its right neighbour's colour), counted largest first (ties in code
+  /// order), a colour that close to a larger one counted with it; and those colours, the
+  /// grounds (the colour of the most pairs alone when none is that large).
   private static func flatColors(
     _ p: UnsafeBufferPointer<UInt8>, equal: [Bool], pairs: Int
   ) -> (count: Int, grounds: [SIMD3<Int>]) {
@@ -295,17 +296,18 @@ enum FlatAreas {
     }
     let big = counts.filter { Double($0.value) >= least }.sorted(by: byShare)
     var kept: [SIMD3<Int>] = []
+    func colour(_ code: UInt32) -> SIMD3<Int> {
+      SIMD3(Int(code >> 16), Int(code >> 8 & 255), Int(code & 255))
+    }
     for (code, _) in big {
-      let c = SIMD3(Int(code >> 16), Int(code >> 8 & 255), Int(code & 255))
+      let c = colour(code)
       let apart = kept.allSatisfy { k in
         let d = c &- k
-        return max(abs(d.x), abs(d.y), abs(d.z)) > 8
+        return max(abs(d.x), abs(d.y), abs(d.z)) > colourTolerance
       }
       if apart { kept.append(c) }
     }
-    if kept.isEmpty, let top = counts.min(by: byShare)?.key {
-      return (0, [SIMD3(Int(top >> 16), Int(top >> 8 & 255), Int(top & 255))])
-    }
+    if kept.isEmpty, let top = counts.min(by: byShare)?.key { return (0, [colour(top)]) }
     return (kept.count, kept)
   }
 }

@@ -182,13 +182,8 @@ public struct PhotoAnalyzer: Sendable {
     let measured = statsSlot.value ?? Self.statisticsSide(shared)
     let stats = measured.stats
     let capture = Self.captureFacts(metadata)
-    // Softness, exposure (which reads the softness), colour and the colour-balanced scene
-    // features (which need the illuminant) beside the caller's work. Softness (about 1 ms) ran
-    // on the caller's side before exposure needed it; `topSuggestion` on a 512 px copy timed
-    // 7.1–8.3 ms then and 7.3–8.9 ms now (medians of 21–31 runs, alternated): perhaps half a
-    // millisecond more, which the host's spread (one build's medians 7.3–11.4 ms) cannot
-    // resolve. Measuring the whole copy's detail ratio on the caller's side instead did not
-    // time faster either.
+    // Softness (about 1 ms), exposure (which reads it), colour and the colour-balanced scene
+    // features (which need the illuminant) beside the caller's work.
     let extraSlot = Slot<Extra?>(nil)
     let colourSlot = Slot<(SharpnessAnalysis, ExposureAnalysis, ColorAnalysis, SceneFeatures)?>(
       nil)
