@@ -272,6 +272,60 @@ struct ExposureAnalysisTests {
     #expect(e.sceneEV100 ?? 0 > 11)
   }
 
+  /// Photos with their own EXIF of a bright scene: a sunset silhouette with the sun in frame
+  /// (g74, EV100 15.8), a phone's daylight shot of clouds (g31, 16.0) and a phone photo of a
+  /// pier (g77). The camera exposed each for the brightest thing it saw, so they are not
+  /// brightened (the sunset had been by 0.91 EV through a wider limit the EXIF opened). A copy
+  /// 0.7 or 1.3 EV under, whose EXIF records the shorter exposure a camera would have used, is
+  /// brightened by at least half of what it lost and not a quarter stop past it (the phone
+  /// photo 0.7 EV under had got 0.91).
+  @Test(arguments: ["g74", "g31", "g77"])
+  func brightSceneEXIFIsExposedForItsBrightest(id: String) throws {
+    let decoded = try AnalysisFixtures.decode(id)
+    let e = analyzer.analyze(decoded.image, metadata: decoded.metadata, measureNoise: false)
+      .exposure
+    #expect(e.sceneEV100 ?? 0 >= 10)
+    #expect(e.suggestedEV < 0.3, "\(id): \(e.suggestedEV)")
+    for (ev, lifted) in try underexposedCopies(decoded) {
+      #expect(lifted <= -ev + 0.25, "\(id) \(ev) EV: \(lifted)")
+      if id != "g74" {
+        #expect(lifted >= 0.5 * -ev, "\(id) \(ev) EV: \(lifted)")
+      }
+    }
+  }
+
+  /// A pier in fog at dusk (d20: 8 s at f/5.6, ISO 200, EV100 1) has nothing near white, which
+  /// reads as a frame metered to grey, but its EXIF records night's light: its darkness is the
+  /// scene's. Copies 0.7 and 1.3 EV under, whose EXIF records the shorter exposure (EV100 1.7
+  /// and 2.3, still night's light), are not brightened past what they lost: read as a frame
+  /// metered to grey they were lifted to the white point (ΔE2000 about 13 from the photo).
+  @Test func fogInNightLightKeepsItsDarkness() throws {
+    let decoded = try AnalysisFixtures.decode("d20")
+    let e = analyzer.analyze(decoded.image, metadata: decoded.metadata, measureNoise: false)
+      .exposure
+    #expect(abs((e.sceneEV100 ?? 99) - 1) < 0.2)
+    #expect(e.suggestedEV < 0.2, "at EV100 \(e.sceneEV100 ?? .nan): \(e.suggestedEV)")
+    for (ev, lifted) in try underexposedCopies(decoded) {
+      #expect(lifted <= -ev + 0.25, "\(ev) EV: \(lifted)")
+    }
+  }
+
+  /// The EV suggested for copies of a photo 0.7 and 1.3 EV under, each with the photo's EXIF
+  /// recording the shorter exposure a camera would have used for it.
+  private func underexposedCopies(_ decoded: DecodedImage) throws -> [(ev: Double, lifted: Double)]
+  {
+    let scene = try #require(decoded.metadata.exposureTime)
+    return [-0.7, -1.3].map { ev in
+      let k = pow(2, ev)
+      var shorter = decoded.metadata
+      shorter.exposureTime = scene * k
+      let under = AnalysisFixtures.gained(decoded.image, k, k, k)
+      let lifted = analyzer.analyze(under, metadata: shorter, measureNoise: false).exposure
+        .suggestedEV
+      return (ev, lifted)
+    }
+  }
+
   /// g70 (full moon in a black sky, ISO 80, 1/150 s, f/4.9) has bright-scene EXIF like g89,
   /// but its brightest percent is lit (the moon, L* 53) and 95 % of it is pure black: a lit
   /// subject in the dark, exposed for its light, not brightened (it got +2.5 EV, which blew the
@@ -298,10 +352,13 @@ struct ExposureAnalysisTests {
   }
 
   /// A blue-hour lake in mist (d22) and a storm (d13), given without EXIF: coloured all over by
-  /// blue light, they are dark by that light and left as they are. The same pixels in grey, or
-  /// said to be shot at a daylight exposure, are brightened (by at least Brighten's 0.3 EV: the
-  /// storm, its foreground streaked by motion, reads soft, so half a stop of its missing white
-  /// counts as the blur's and its grey copy asks for 0.36 EV).
+  /// blue light, they are dark by that light and left as they are. The same pixels in grey are
+  /// brightened by at least Brighten's 0.3 EV (the storm, its foreground streaked by motion,
+  /// reads soft, so half a stop of its missing white counts as the blur's and its grey copy
+  /// asks for 0.36 EV). Said to be shot at a daylight exposure, they are not dark on purpose
+  /// and are brightened as far as their brightest channel leaves room: the lake, whose
+  /// brightest channel tops out a stop under white, by at least 0.3 EV; the storm, whose blue
+  /// is within a third of a stop of white, by no more than that (the camera exposed for it).
   @Test(arguments: ["d22", "d13"])
   func darkBlueLightIsTheScenes(id: String) throws {
     let photo = try AnalysisFixtures.decode(id).image
@@ -317,7 +374,12 @@ struct ExposureAnalysisTests {
     daylight.fNumber = 8
     daylight.iso = 100
     let d = analyzer.analyze(photo, metadata: daylight, measureNoise: false).exposure
-    #expect(!d.isDarkOnPurpose && d.suggestedEV >= 0.4, "\(id) at EV100 15: \(d.suggestedEV)")
+    #expect(!d.isDarkOnPurpose, "\(id) at EV100 15")
+    let room = try #require(d.missingWhiteEV)
+    #expect(d.suggestedEV <= room + 0.05, "\(id) at EV100 15: \(d.suggestedEV), room \(room)")
+    if room >= 0.6 {
+      #expect(d.suggestedEV >= 0.3, "\(id) at EV100 15: \(d.suggestedEV)")
+    }
   }
 
   /// g48 (a couple in black shirts before sunlit rock, without EXIF) has what a night picture
@@ -370,8 +432,11 @@ struct ExposureAnalysisTests {
     return out
   }
 
-  /// The same dark pixels said to be shot at a daylight exposure are not dark on purpose.
-  @Test func darkPhotoAtBrightExposureIsNotOnPurpose() throws {
+  /// The casino's dark pixels said to be shot at a daylight exposure are not dark on purpose,
+  /// but they are not brightened either: the camera chose that exposure for the brightest
+  /// thing it saw, and its lights sit at white in the frame. The severely underexposed room
+  /// (``severelyUnderexposedRoom()``) has nothing near white and is brightened by its EXIF.
+  @Test func darkPhotoAtBrightExposureIsExposedForItsLights() throws {
     let decoded = try AnalysisFixtures.decode("g66", longEdge: 1536)
     var metadata = decoded.metadata
     metadata.exposureTime = 1.0 / 500
@@ -379,7 +444,9 @@ struct ExposureAnalysisTests {
     metadata.iso = 100
     let e = analyzer.analyze(decoded.image, metadata: metadata, measureNoise: false).exposure
     #expect(!e.isDarkOnPurpose)
-    #expect(e.suggestedEV > 1)
+    #expect(e.lightnessPercentiles[3] < 30, "median \(e.lightnessPercentiles[3])")
+    #expect((e.missingWhiteEV ?? 1) < 0.1)
+    #expect(e.suggestedEV < 0.3, "suggested \(e.suggestedEV)")
   }
 }
 

@@ -61,6 +61,11 @@ enum ExposureMeasurement {
   /// −2 EV underexposure of a normal photo blackens well under 1 %, a night or low-key photo
   /// often a quarter or more.
   static let lowKeyBlackShare = 0.1...0.3
+  /// The scene brightness (EV100 from the EXIF) under which a frame without highlights keeps
+  /// its darkness, fading in to all of it at the lower end: the light of deep twilight and
+  /// night landscapes (a pier in fog at EV100 1, exposed for 8 s), where nothing in the scene
+  /// was near white. A lamp-lit room is EV100 5–7 and is metered to grey like any other scene.
+  static let nightSceneEV100 = 2.5...4.0
   /// The same share over which brightening fades out when EXIF reads a bright scene: higher,
   /// since the EXIF is evidence of underexposure, but a frame nearly all black is a lit
   /// subject in the dark (the moon: 95 %), not a daylight scene exposed too short. A frame half
@@ -277,9 +282,19 @@ enum ExposureMeasurement {
       // its content, not by its exposure. Both must ask for light: the key (how dark the
       // subject is) and the white point (how much room is left above it, by the brightest
       // half-percent's luminance and by the brightest channel).
-      // Two cases keep the older, wider limit (the brightest 1 % not pushed far past white):
-      // EXIF of a bright scene proves the darkness is underexposure, and the picture of a night
-      // scene without EXIF may be either, so it is judged by the key and `darkIntent` alone.
+      // The picture of a night scene without EXIF may be either, so it keeps the older, wider
+      // limit (the brightest 1 % not pushed far past white) and is judged by the key and
+      // `darkIntent` alone.
+      //
+      // EXIF of a bright scene does not widen it. The camera chose that exposure for the
+      // brightest thing it saw: where that is in the frame at white (the sun behind a
+      // silhouette, a sky, a lit window) the photo was exposed for it, and where the camera
+      // underexposed, its whites came down with the rest, which the brightest channel reads.
+      // Through the wider limit, four of the 85 shared photos were brightened with their own
+      // EXIF and not without it (a sunset silhouette by 0.91 EV, a kite in a deep blue sky, a
+      // room before a sunlit window, clouds shot by a phone: ΔE2000 5.3–6.2), and copies
+      // underexposed by 0.7–2 EV whose EXIF records the shorter exposure went past what they
+      // lost (a phone photo 0.7 EV under got 0.91).
       let headroom = log2(1 / max(p99Y, 1e-4)) + 0.3
       // A night picture is a black base (three quarters of the frame near black) with lights;
       // a sunset or backlit silhouette has a lit sky over a quarter of it and is judged by its
@@ -288,7 +303,7 @@ enum ExposureMeasurement {
       let nightPicture =
         sceneEV == nil && intent > 0.02 && percentiles[6] >= 80
         && percentiles[4] < nightBaseLightness
-      ev = min(ev, max(0, brightScene || nightPicture ? headroom : channelRoom), maxBrighten)
+      ev = min(ev, max(0, nightPicture ? headroom : channelRoom), maxBrighten)
       // Underexposure sends only the darkest few code values to black; a large share of pure
       // black was black in the scene (night, low key) or crushed (Lift Shadows' to judge), so
       // the white point alone does not prove the photo too dark. The night picture without EXIF
@@ -362,8 +377,8 @@ enum ExposureMeasurement {
     // third of white in linear light — lacks light whatever its key says. A camera meters a
     // scene to middle grey, so snow, a beach or a white wall filling the frame comes out grey
     // with nothing near white, and the key reads it as well exposed. Unless the darkness is the
-    // scene's (dim EXIF, a night picture's lights, a black base) or there is no picture (a flat
-    // veil), brighten by part of the white point's headroom; 0.6 of it, because a scene with
+    // scene's (a night picture's lights, a black base) or there is no picture (a flat veil),
+    // brighten by part of the white point's headroom; 0.6 of it, because a scene with
     // no white in it at all (a grey day, a dark wood) also has its whites below the target.
     // Never past the brightest channel's room: a dark forest path whose brightest percent
     // sits at L* 59 shows sky through its canopy (0.2 % of it) within 0.07 EV of white, so it
@@ -372,11 +387,18 @@ enum ExposureMeasurement {
       1
       - smoothstep(
         noHighlightLightness.lowerBound, noHighlightLightness.upperBound, percentiles[6])
-    if noHighlights > 0, mood < 0.5, (sceneEV ?? 10) >= 10,
-      input.capture.flashFired != true
-    {
+    // A dim scene's EXIF alone does not make the darkness the scene's: a camera meters a dim
+    // room to grey as it does snow, and its dark frames are underexposed unless they show the
+    // night (the lights `darkIntent` reads, which the dim EXIF makes count in full) or the
+    // light was night's (``nightSceneEV100``). With both lifts held back under EV100 10,
+    // copies of three photos shot in dim light (a street lamp, a backlit leaf, a forest path:
+    // EV100 5.5–7.9), 0.7 to 2 EV under with their EXIF recording the shorter exposure, stayed
+    // as dark as given (ΔE2000 6.7–17 from the photo; 0.3–1.7 with the lifts).
+    let litScene = smoothstep(
+      nightSceneEV100.lowerBound, nightSceneEV100.upperBound, sceneEV ?? nightSceneEV100.upperBound)
+    if noHighlights > 0, mood < 0.5, litScene > 0, input.capture.flashFired != true {
       let lift =
-        min(noHighlightShare * noHighlights * max(0, whiteEV), missingWhite)
+        min(noHighlightShare * noHighlights * max(0, whiteEV), missingWhite) * litScene
         * (1 - smoothstep(lowKeyBlackShare.lowerBound, lowKeyBlackShare.upperBound, blackShare))
         * picture
       ev = max(ev, min(lift, maxBrighten))
@@ -390,10 +412,10 @@ enum ExposureMeasurement {
     // key reads the photo bright (a high-key frame a stop under);
     // without that pile the top alone is no proof (a fog, a cat in warm light: no white in the
     // scene), so it counts only where the key does not already read bright (0.11–0.15). The
-    // same fades as above keep the scene's own darkness: dim EXIF, a night or low-key frame,
-    // no picture to expose. A face says more than the whites: it bounds the lift.
+    // same fades as above keep the scene's own darkness: a night or low-key frame, night's
+    // light, no picture to expose. A face says more than the whites: it bounds the lift.
     // On a soft photo, only the part of the missing white a blur cannot explain (`cut`).
-    if cut > missingWhiteFade.lowerBound, mood < 0.5, (sceneEV ?? 10) >= 10,
+    if cut > missingWhiteFade.lowerBound, mood < 0.5, litScene > 0,
       input.capture.flashFired != true
     {
       let piled = readsAsClip(white, ceilings: stats.ceilingHistogram, total: stats.pixelCount)
@@ -402,7 +424,7 @@ enum ExposureMeasurement {
         * smoothstep(missingWhiteFade.lowerBound, missingWhiteFade.upperBound, cut)
         * (piled ? 1 : 1 - smoothstep(targetKey, brightKey, key))
         * (1 - smoothstep(lowKeyBlackShare.lowerBound, lowKeyBlackShare.upperBound, blackShare))
-        * picture
+        * picture * litScene
       ev = max(ev, min(lift, maxBrighten))
     }
 
