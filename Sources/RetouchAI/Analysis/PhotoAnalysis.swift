@@ -288,8 +288,8 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// taken instead (a bright sky or lamp read as the subject does not hide an underexposure).
   /// Brightening stops where the brightest half-percent reaches 0.92 linear or the brightest
   /// channel reaches white (``missingWhiteEV``), whichever comes first (a night picture
-  /// without EXIF, or EXIF of a bright scene: where the brightest 1 % would pass white by more
-  /// than 0.3 EV), is scaled by `1 − 0.8·intent` (at most +0.7) for photos dark on purpose,
+  /// without EXIF: where the brightest 1 % would pass white by more than 0.3 EV; EXIF of a
+  /// bright scene does not widen it, the camera exposed for the brightest thing), is scaled by `1 − 0.8·intent` (at most +0.7) for photos dark on purpose,
   /// fades out when 10–30 % of the photo is pure black (low key: the black is the scene's; with
   /// EXIF of a bright scene, when 60–90 % is and the brightest percent is lit, L* 30–45 and up:
   /// a lit subject such as the moon in a black field), and needs an L* spread of 8–20 between
@@ -298,7 +298,8 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// too).
   /// A frame without a highlight (its brightest percent under L* 60–70) is brightened by 0.6
   /// of the half-percent's headroom, no further than the brightest channel's room, under the
-  /// same fades.
+  /// same fades, and not in night's light (EXIF EV100 of 4 and up fully, 2.5 and under not at
+  /// all; a dim room is metered to grey like snow).
   /// Whites held below white (``missingWhiteEV`` of 0.4–0.6 EV and up) brighten by as much,
   /// under the same fades, when clipped whites pile up at the lowered top or the key does not
   /// read bright (0.11–0.15), bounded by the face-led reading when there are faces.
