@@ -274,11 +274,11 @@ struct ExposureAnalysisTests {
 
   /// Photos with their own EXIF of a bright scene: a sunset silhouette with the sun in frame
   /// (g74, EV100 15.8), a phone's daylight shot of clouds (g31, 16.0) and an older phone's
-  /// photo of flowers (g77). The camera exposed each for the brightest thing it saw, so they are not
-  /// brightened (the sunset had been by 0.91 EV through a wider limit the EXIF opened). A copy
-  /// 0.7 or 1.3 EV under, whose EXIF records the shorter exposure a camera would have used, is
-  /// brightened by at least half of what it lost and not a quarter stop past it (the phone
-  /// photo 0.7 EV under had got 0.91).
+  /// photo of flowers (g77). The camera exposed each for the brightest thing it saw, so they
+  /// are not brightened (the sunset had been by 0.91 EV through a wider limit the EXIF opened).
+  /// A copy 0.7 or 1.3 EV under, whose EXIF records the shorter exposure a camera would have
+  /// used, is brightened by at least half of what it lost and not a quarter stop past it (a
+  /// phone photo 0.7 EV under had got 0.91).
   @Test(arguments: ["g74", "g31", "g77"])
   func brightSceneEXIFIsExposedForItsBrightest(id: String) throws {
     let decoded = try AnalysisFixtures.decode(id)

@@ -289,10 +289,11 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// Brightening stops where the brightest half-percent reaches 0.92 linear or the brightest
   /// channel reaches white (``missingWhiteEV``), whichever comes first (a night picture
   /// without EXIF: where the brightest 1 % would pass white by more than 0.3 EV; EXIF of a
-  /// bright scene does not widen it, the camera exposed for the brightest thing), is scaled by `1 − 0.8·intent` (at most +0.7) for photos dark on purpose,
-  /// fades out when 10–30 % of the photo is pure black (low key: the black is the scene's; with
-  /// EXIF of a bright scene, when 60–90 % is and the brightest percent is lit, L* 30–45 and up:
-  /// a lit subject such as the moon in a black field), and needs an L* spread of 8–20 between
+  /// bright scene does not widen it, the camera exposed for the brightest thing), is scaled by
+  /// `1 − 0.8·intent` (at most +0.7) for photos dark on purpose, fades out when 10–30 % of the
+  /// photo is pure black (low key: the black is the scene's; with EXIF of a bright scene, when
+  /// 60–90 % is and the brightest percent is lit, L* 30–45 and up: a lit subject such as the
+  /// moon in a black field), and needs an L* spread of 8–20 between
   /// the 1st and 99th percentile and 0.75–1.25 stops of linear luminance between them unless
   /// EXIF shows a bright scene (a black frame and a veil are left alone; darkening needs both
   /// too).
