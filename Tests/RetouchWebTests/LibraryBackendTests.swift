@@ -175,6 +175,40 @@ final class LibraryBackendTests {
     }
   }
 
+  /// A page being left closes its session while thumbnails it asked for are still on their way:
+  /// those the server received before the close are answered, later ones are refused, and the
+  /// session's controller goes when the last answer is sent.
+  @Test func requestsReceivedBeforeTheCloseAreAnswered() async throws {
+    let (entered, enter) = AsyncStream<Void>.makeStream()
+    let (gate, open) = AsyncStream<Void>.makeStream()
+    var options = LibraryBackend.Options()
+    options.suggestionProvider = { _, _, _ in
+      enter.yield()
+      for await _ in gate { break }
+      return SuggestionResult([
+        EditSuggestion(
+          lookID: "warm", title: LocalizedText("Warm", zh: "暖"), symbolName: "sun.max",
+          kind: .style, config: EditConfig(properties: [.temperature: 0.4]), thumbnail: nil,
+          score: 1)
+      ])
+    }
+    let backend = LibraryBackend(library: library, options: options)
+    let session = try await backend.openSession(assetID: assetID).sessionID
+    async let thumbnail = backend.suggestionThumbnail(session: session, id: "warm")
+    async let listed = backend.suggestions(session: session)
+    for await _ in entered { break }
+    try await backend.closeSession(session)
+    #expect(await backend.closedWhileAnswering[session] != nil)
+    await #expect(throws: WebError.self) {
+      _ = try await backend.suggestionThumbnail(session: session, id: "warm")
+    }
+    open.yield()
+    #expect(try await listed.map(\.id) == ["warm"])
+    let jpeg = try await ImageDecoder().decode(thumbnail, source: "thumbnail").image
+    #expect(jpeg.width > 0)
+    #expect(await backend.closedWhileAnswering.isEmpty)
+  }
+
   @Test func uploadsAreSniffedDecodedAndImported() async throws {
     await #expect(throws: WebError.self) {
       _ = try await self.backend.importAsset(fileName: "x.jpg", data: Data("not a photo".utf8))

@@ -86,6 +86,13 @@ public actor LibraryBackend: WebBackend {
   private let library: PhotoLibrary
   private let options: Options
   private var sessions: [String: Session] = [:]
+  /// Read-only requests (previews, thumbnails, suggestions, exports) still being answered, by
+  /// session, and the controllers of sessions closed meanwhile. A page being left stops its
+  /// thumbnails and closes its session, but the requests already on their way can reach the
+  /// server after the close: they are answered as if the close came after them, and the
+  /// controller is destroyed when the last of them is done.
+  private var answering: [String: Int] = [:]
+  private(set) var closedWhileAnswering: [String: EditController] = [:]
   /// Counts session look-ups, to tell which session was used least recently.
   private var useClock: UInt64 = 0
 
@@ -206,6 +213,14 @@ public actor LibraryBackend: WebBackend {
 
   public func currentPreview(session: String, view: PreviewView) async throws(WebError) -> Data {
     let s = try lookUpSession(session)
+    return try await answering(session) { () async throws(WebError) -> Data in
+      try await currentPreview(of: s, session: session, view: view)
+    }
+  }
+
+  private func currentPreview(of s: Session, session: String, view: PreviewView)
+    async throws(WebError) -> Data
+  {
     switch view {
     case .edited:
       if let hit = s.editedJPEG, hit.revision == s.revision { return hit.jpeg }
@@ -266,7 +281,9 @@ public actor LibraryBackend: WebBackend {
     if s.looks.revision == s.revision, let hit = s.looks.jpegs[key] { return hit }
     let config = s.controller.currentConfig.with(look: .some(look.map { LookSelection($0) }))
     let scale = s.scale * Double(s.lookBase.size.longEdge) / Double(max(1, s.source.size.longEdge))
-    let jpeg = try await Self.render(s.lookBase, config, scale: scale, quality: 75)
+    let jpeg = try await answering(session) { () async throws(WebError) -> Data in
+      try await Self.render(s.lookBase, config, scale: scale, quality: 75)
+    }
     if var after = sessions[session], after.revision == s.revision {
       if after.looks.revision != after.revision { after.looks = (after.revision, [:]) }
       after.looks.jpegs[key] = jpeg
@@ -276,17 +293,26 @@ public actor LibraryBackend: WebBackend {
   }
 
   public func suggestions(session: String) async throws(WebError) -> [SuggestionSummary] {
-    try await settledSuggestions(session).map {
-      SuggestionSummary(id: $0.id, title: LocalizedName($0.title), kind: $0.kind.rawValue)
+    let controller = try lookUpSession(session).controller
+    return try await answering(session) { () async throws(WebError) -> [SuggestionSummary] in
+      await Self.settledSuggestions(of: controller).map {
+        SuggestionSummary(id: $0.id, title: LocalizedName($0.title), kind: $0.kind.rawValue)
+      }
     }
   }
 
   public func suggestionThumbnail(session: String, id: String) async throws(WebError) -> Data {
-    let suggestion = try await suggestion(id, in: session)
-    if let thumbnail = suggestion.thumbnail { return try Self.jpeg(thumbnail, quality: 80) }
     let s = try lookUpSession(session)
-    let scale = s.scale * Double(s.lookBase.size.longEdge) / Double(max(1, s.source.size.longEdge))
-    return try await Self.render(s.lookBase, suggestion.config, scale: scale, quality: 80)
+    return try await answering(session) { () async throws(WebError) -> Data in
+      let suggestions = await Self.settledSuggestions(of: s.controller)
+      guard let suggestion = suggestions.first(where: { $0.id == id }) else {
+        throw WebError(.notFound, source: id, detail: "no such suggestion for this photo.")
+      }
+      if let thumbnail = suggestion.thumbnail { return try Self.jpeg(thumbnail, quality: 80) }
+      let longEdge = Double(s.lookBase.size.longEdge)
+      let scale = s.scale * longEdge / Double(max(1, s.source.size.longEdge))
+      return try await Self.render(s.lookBase, suggestion.config, scale: scale, quality: 80)
+    }
   }
 
   public func applySuggestion(session: String, id: String) async throws(WebError) -> SessionState {
@@ -378,12 +404,13 @@ public actor LibraryBackend: WebBackend {
     -> ExportedFile
   {
     let s = try lookUpSession(session)
-    let data: Data
-    do {
-      data = try await s.controller.exportData(
-        type: format == .jpeg ? .jpeg : .heic, quality: quality)
-    } catch {
-      throw WebError(.internalError, source: s.name, detail: error.description)
+    let data = try await answering(session) { () async throws(WebError) -> Data in
+      do throws(EditingError) {
+        return try await s.controller.exportData(
+          type: format == .jpeg ? .jpeg : .heic, quality: quality)
+      } catch {
+        throw WebError(.internalError, source: s.name, detail: error.description)
+      }
     }
     let stem = (s.name as NSString).deletingPathExtension
     return ExportedFile(
@@ -394,13 +421,42 @@ public actor LibraryBackend: WebBackend {
     guard let s = sessions.removeValue(forKey: session) else {
       throw WebError(.notFound, source: session, detail: "no such session.")
     }
-    s.controller.destroy()
+    retire(session, s.controller)
   }
 
   /// Ends every session (their renders and loads stop); call after the server has stopped.
   public func closeAllSessions() {
     for s in sessions.values { s.controller.destroy() }
+    for controller in closedWhileAnswering.values { controller.destroy() }
     sessions = [:]
+    closedWhileAnswering = [:]
+  }
+
+  /// Destroys a closed session's controller, or has the last request still being answered for
+  /// it do so.
+  private func retire(_ session: String, _ controller: EditController) {
+    if answering[session] == nil {
+      controller.destroy()
+    } else {
+      closedWhileAnswering[session] = controller
+    }
+  }
+
+  /// Runs `body` for a read-only request of `session`: closing the session meanwhile does not
+  /// cut it short (see ``answering``).
+  private func answering<T>(_ session: String, _ body: () async throws(WebError) -> T)
+    async throws(WebError) -> T
+  {
+    answering[session, default: 0] += 1
+    defer {
+      if let count = answering[session], count > 1 {
+        answering[session] = count - 1
+      } else {
+        answering[session] = nil
+        closedWhileAnswering.removeValue(forKey: session)?.destroy()
+      }
+    }
+    return try await body()
   }
 
   // MARK: State helpers
@@ -430,7 +486,7 @@ public actor LibraryBackend: WebBackend {
       .sorted { $0.value.lastUse < $1.value.lastUse }
     for (key, session) in closable.prefix(max(0, sessions.count - options.maxOpenSessions)) {
       sessions[key] = nil
-      session.controller.destroy()
+      retire(key, session.controller)
     }
   }
 
@@ -468,15 +524,16 @@ public actor LibraryBackend: WebBackend {
     }
   }
 
-  private func settledSuggestions(_ session: String) async throws(WebError) -> [EditSuggestion] {
-    let controller = try lookUpSession(session).controller
+  private static func settledSuggestions(of controller: EditController) async -> [EditSuggestion] {
     controller.processAI()
     return await controller.settledSuggestions().suggestions
   }
 
   private func suggestion(_ id: String, in session: String) async throws(WebError) -> EditSuggestion
   {
-    guard let found = try await settledSuggestions(session).first(where: { $0.id == id }) else {
+    let controller = try lookUpSession(session).controller
+    guard let found = await Self.settledSuggestions(of: controller).first(where: { $0.id == id })
+    else {
       throw WebError(.notFound, source: id, detail: "no such suggestion for this photo.")
     }
     return found

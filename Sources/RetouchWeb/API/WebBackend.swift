@@ -67,7 +67,8 @@ public protocol WebBackend: Sendable {
   /// The edit at full resolution, encoded.
   func export(session: String, format: ExportFormat, quality: Int) async throws(WebError)
     -> ExportedFile
-  /// Ends the session and frees its memory.
+  /// Ends the session and frees its memory. Previews, thumbnails, suggestions and exports
+  /// already being answered are still answered; later requests get `.notFound`.
   func closeSession(_ session: String) async throws(WebError)
 }
 

@@ -18,6 +18,9 @@ let state = null; // SessionState from the server
 let committed = {}; // setting id → committed value, updated as soon as a commit is sent
 let mode = 'edit'; // 'edit' | 'crop'
 let leaving = false;
+// Set when the page is left (its session is closed then): answers that arrive later, or when
+// the page comes back from the browser's history, must not ask for the closed session's images.
+let closed = false;
 let lookRevision = -1;
 const sliders = new Map(); // setting id → {input, output, slider}
 const display = new PreviewDisplay($('photo'), stats);
@@ -78,7 +81,7 @@ function setState(s) {
   }
   const look = s.config.look && s.config.look.strength > 0 ? s.config.look.look : 'none';
   for (const button of $('looks').children) button.setAttribute('aria-checked', String(button.dataset.look === look));
-  if (s.revision !== lookRevision) {
+  if (s.revision !== lookRevision && !closed) {
     lookRevision = s.revision;
     for (const img of $('looks').querySelectorAll('img')) {
       img.src = api(`/looks/${img.dataset.look}/thumbnail?rev=${s.revision}`);
@@ -193,6 +196,7 @@ function pickLook(id) {
 
 async function loadSuggestions() {
   const { suggestions } = await call('GET', api('/suggestions'));
+  if (closed) return;
   const section = $('suggestions-section');
   section.hidden = suggestions.length === 0;
   document.body.dataset.suggestions = String(suggestions.length);
@@ -425,6 +429,7 @@ function wire() {
   });
   window.addEventListener('pagehide', () => {
     if (!sid) return;
+    closed = true;
     // Thumbnails still loading (or queued: the browser sends only a few requests at a time)
     // would reach the server after the session is closed below: stop them first.
     for (const img of document.images) if (!img.complete) img.removeAttribute('src');
