@@ -304,10 +304,7 @@ public actor LibraryBackend: WebBackend {
   public func suggestionThumbnail(session: String, id: String) async throws(WebError) -> Data {
     let s = try lookUpSession(session)
     return try await answering(session) { () async throws(WebError) -> Data in
-      let suggestions = await Self.settledSuggestions(of: s.controller)
-      guard let suggestion = suggestions.first(where: { $0.id == id }) else {
-        throw WebError(.notFound, source: id, detail: "no such suggestion for this photo.")
-      }
+      let suggestion = try await Self.suggestion(id, of: s.controller)
       if let thumbnail = suggestion.thumbnail { return try Self.jpeg(thumbnail, quality: 80) }
       let longEdge = Double(s.lookBase.size.longEdge)
       let scale = s.scale * longEdge / Double(max(1, s.source.size.longEdge))
@@ -316,7 +313,8 @@ public actor LibraryBackend: WebBackend {
   }
 
   public func applySuggestion(session: String, id: String) async throws(WebError) -> SessionState {
-    let suggestion = try await suggestion(id, in: session)
+    let controller = try lookUpSession(session).controller
+    let suggestion = try await Self.suggestion(id, of: controller)
     try lookUpSession(session).controller.applySuggestion(suggestion)
     try bump(session)
     return try state(of: session)
@@ -529,11 +527,10 @@ public actor LibraryBackend: WebBackend {
     return await controller.settledSuggestions().suggestions
   }
 
-  private func suggestion(_ id: String, in session: String) async throws(WebError) -> EditSuggestion
+  private static func suggestion(_ id: String, of controller: EditController)
+    async throws(WebError) -> EditSuggestion
   {
-    let controller = try lookUpSession(session).controller
-    guard let found = await Self.settledSuggestions(of: controller).first(where: { $0.id == id })
-    else {
+    guard let found = await settledSuggestions(of: controller).first(where: { $0.id == id }) else {
       throw WebError(.notFound, source: id, detail: "no such suggestion for this photo.")
     }
     return found
