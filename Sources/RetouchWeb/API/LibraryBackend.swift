@@ -86,12 +86,13 @@ public actor LibraryBackend: WebBackend {
   private let library: PhotoLibrary
   private let options: Options
   private var sessions: [String: Session] = [:]
-  /// Read-only requests (previews, thumbnails, suggestions, exports) still being answered, by
-  /// session, and the controllers of sessions closed meanwhile. A page being left stops its
-  /// thumbnails and closes its session, but the requests already on their way can reach the
-  /// server after the close: they are answered as if the close came after them, and the
-  /// controller is destroyed when the last of them is done.
-  private var answering: [String: Int] = [:]
+  /// Requests still being answered from a session's controller (its suggestions, their
+  /// thumbnails, exports), by session, and the controllers of sessions closed meanwhile. A page
+  /// being left stops its thumbnails and closes its session, but the requests already on their
+  /// way can reach the server after the close: they are answered as if the close came after
+  /// them, and the controller is destroyed when the last of them is done. (Previews and look
+  /// thumbnails need no controller once started: they render the session's own copy.)
+  private var openRequests: [String: Int] = [:]
   private(set) var closedWhileAnswering: [String: EditController] = [:]
   /// Counts session look-ups, to tell which session was used least recently.
   private var useClock: UInt64 = 0
@@ -213,14 +214,6 @@ public actor LibraryBackend: WebBackend {
 
   public func currentPreview(session: String, view: PreviewView) async throws(WebError) -> Data {
     let s = try lookUpSession(session)
-    return try await answering(session) { () async throws(WebError) -> Data in
-      try await currentPreview(of: s, session: session, view: view)
-    }
-  }
-
-  private func currentPreview(of s: Session, session: String, view: PreviewView)
-    async throws(WebError) -> Data
-  {
     switch view {
     case .edited:
       if let hit = s.editedJPEG, hit.revision == s.revision { return hit.jpeg }
@@ -281,9 +274,7 @@ public actor LibraryBackend: WebBackend {
     if s.looks.revision == s.revision, let hit = s.looks.jpegs[key] { return hit }
     let config = s.controller.currentConfig.with(look: .some(look.map { LookSelection($0) }))
     let scale = s.scale * Double(s.lookBase.size.longEdge) / Double(max(1, s.source.size.longEdge))
-    let jpeg = try await answering(session) { () async throws(WebError) -> Data in
-      try await Self.render(s.lookBase, config, scale: scale, quality: 75)
-    }
+    let jpeg = try await Self.render(s.lookBase, config, scale: scale, quality: 75)
     if var after = sessions[session], after.revision == s.revision {
       if after.looks.revision != after.revision { after.looks = (after.revision, [:]) }
       after.looks.jpegs[key] = jpeg
@@ -433,24 +424,24 @@ public actor LibraryBackend: WebBackend {
   /// Destroys a closed session's controller, or has the last request still being answered for
   /// it do so.
   private func retire(_ session: String, _ controller: EditController) {
-    if answering[session] == nil {
+    if openRequests[session] == nil {
       controller.destroy()
     } else {
       closedWhileAnswering[session] = controller
     }
   }
 
-  /// Runs `body` for a read-only request of `session`: closing the session meanwhile does not
-  /// cut it short (see ``answering``).
+  /// Runs `body`, a request answered from `session`'s controller: closing the session meanwhile
+  /// does not cut it short (see ``openRequests``).
   private func answering<T>(_ session: String, _ body: () async throws(WebError) -> T)
     async throws(WebError) -> T
   {
-    answering[session, default: 0] += 1
+    openRequests[session, default: 0] += 1
     defer {
-      if let count = answering[session], count > 1 {
-        answering[session] = count - 1
+      if let count = openRequests[session], count > 1 {
+        openRequests[session] = count - 1
       } else {
-        answering[session] = nil
+        openRequests[session] = nil
         closedWhileAnswering.removeValue(forKey: session)?.destroy()
       }
     }

@@ -67,8 +67,8 @@ public protocol WebBackend: Sendable {
   /// The edit at full resolution, encoded.
   func export(session: String, format: ExportFormat, quality: Int) async throws(WebError)
     -> ExportedFile
-  /// Ends the session and frees its memory. Previews, thumbnails, suggestions and exports
-  /// already being answered are still answered; later requests get `.notFound`.
+  /// Ends the session and frees its memory. Requests already being answered (previews,
+  /// thumbnails, suggestions, exports) are still answered; later requests get `.notFound`.
   func closeSession(_ session: String) async throws(WebError)
 }
 
