@@ -57,6 +57,36 @@ struct CorrectionEvidenceTests {
     #expect((engine.topSuggestion(for: warm)?.value(of: .exposure) ?? 0) > -0.3)
   }
 
+  /// Sun glare on water (d17, the low sun in the picture) clips two channels of its amber glow
+  /// in a well exposed photo: the clipped colours are the light's, and the photo is not
+  /// darkened. The same photo a stop over blows a large part of its frame and is.
+  @Test func glowOfTheLightInThePictureIsNotOverexposure() throws {
+    let glare = try Self.photo("d17")
+    let a = PhotoAnalyzer().analyze(glare, metadata: nil, measureNoise: false)
+    #expect((a.exposure.clippedColourShare ?? 0) > 0.006, "\(a.exposure)")
+    #expect((a.color.highlightWarmth ?? 0) > 1, "\(a.color)")
+    #expect(a.exposure.suggestedEV > -0.1, "\(a.exposure)")
+    #expect((engine.topSuggestion(for: glare)?.value(of: .exposure) ?? 0) > -0.1)
+    let over = AnalysisFixtures.gained(glare, 2, 2, 2)
+    let o = PhotoAnalyzer().analyze(over, metadata: nil, measureNoise: false)
+    #expect((o.exposure.blownShare ?? 0) > 0.1, "\(o.exposure)")
+    #expect(o.exposure.suggestedEV <= -0.5, "\(o.exposure)")
+  }
+
+  /// The glow's warmth, the blown share and the clipped-colour share decide together: a
+  /// daylight highlight, a large blown part or colours clipped over much of the frame leave the
+  /// clipped colours counted.
+  @Test func lightClipsColoursNeedsAWarmGlowAndLittleClipped() {
+    typealias E = ExposureMeasurement
+    #expect(E.lightClipsColours(1.75, blownShare: 0.015, clipped: 0.0095) == 1)
+    #expect(E.lightClipsColours(0.3, blownShare: 0.015, clipped: 0.0095) == 0)
+    #expect(E.lightClipsColours(nil, blownShare: 0.015, clipped: 0.0095) == 0)
+    #expect(E.lightClipsColours(1.75, blownShare: 0.12, clipped: 0.0095) == 0)
+    #expect(E.lightClipsColours(1.75, blownShare: 0.015, clipped: 0.02) == 0)
+    let quarter = E.lightClipsColours(0.8, blownShare: 0.08, clipped: 0.005)
+    #expect(quarter > 0.2 && quarter < 0.3, "\(quarter)")
+  }
+
   /// The clipping bounds what the key asks for: a frame with nothing blown measures no excess,
   /// however bright it is.
   @Test func clippedEVNeedsBlownPixels() {

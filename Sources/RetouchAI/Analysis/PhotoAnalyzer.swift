@@ -240,7 +240,8 @@ public struct PhotoAnalyzer: Sendable {
     let (exposure, lights, blueLight) = ExposureMeasurement.measure(
       .init(
         stats: measured.stats, subject: subject, faces: faces, capture: capture,
-        softness: SharpnessMeasurement.softness(sharpness)))
+        softness: SharpnessMeasurement.softness(sharpness),
+        highlightWarmth: measured.highlightWarmth))
     let color = ColorMeasurement.measure(
       measured.stats, exposure: exposure, lights: lights, blueLight: blueLight,
       greyPixels: measured.greyPixels, highlightWarmth: measured.highlightWarmth,
