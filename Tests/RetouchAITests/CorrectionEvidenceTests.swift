@@ -73,6 +73,21 @@ struct CorrectionEvidenceTests {
     #expect(o.exposure.suggestedEV <= -0.5, "\(o.exposure)")
   }
 
+  /// An ornate street lamp at night (g01) blows its globes over several percent of the frame
+  /// in an amber glow: that white is the light's, and the photo is not darkened. Half a stop
+  /// over, the lamp's colours clip and the photo is darkened.
+  @Test func blownGlobesOfALampAreNotOverexposure() throws {
+    let lamp = try Self.photo("g01")
+    let a = PhotoAnalyzer().analyze(lamp, metadata: nil, measureNoise: false)
+    #expect((a.exposure.blownShare ?? 0) > 0.05, "\(a.exposure)")
+    #expect((a.color.highlightWarmth ?? 0) > 1, "\(a.color)")
+    #expect(a.exposure.suggestedEV > -0.3, "\(a.exposure)")
+    #expect((engine.topSuggestion(for: lamp)?.value(of: .exposure) ?? 0) > -0.3)
+    let over = AnalysisFixtures.gained(lamp, pow(2, 0.5), pow(2, 0.5), pow(2, 0.5))
+    let config = try #require(engine.topSuggestion(for: over))
+    #expect(config.value(of: .exposure) <= -0.3, "\(config)")
+  }
+
   /// The glow's warmth, the blown share and the clipped-colour share decide together: a
   /// daylight highlight, a large blown part or colours clipped over much of the frame leave the
   /// clipped colours counted.

@@ -75,9 +75,13 @@ enum ExposureMeasurement {
   /// colours count again beside a light in the picture, fully from the upper end.
   static let glowClippedShare = 0.01...0.015
 
-  /// How clearly a light in the picture explains the colours clipped around it (0...1): its
-  /// glow is warm (``glowWarmth``), and little of the frame is blown (``glowBlownShare``) or
-  /// clipped in colour (``glowClippedShare``).
+  /// How clearly a light in the picture explains the colours clipped around it and the white
+  /// blown in it (0...1): its glow is warm (``glowWarmth``), and little of the frame is blown
+  /// (``glowBlownShare``) or clipped in colour (``glowClippedShare``).
+  ///
+  /// An ornate street lamp at night fills 8 % of its frame with blown globes in an amber glow
+  /// (the brightest detail at 2.4, 0.04 % clipped colour): read by its blown share, it was
+  /// darkened by 0.45 EV, as were its harness copies.
   ///
   /// A low sun or a lamp clips two channels of its amber glow in a well exposed photo: sun
   /// glare on water (1.0 % clipped colour, the brightest detail at 1.75, 1.5 % blown) and a
@@ -266,6 +270,8 @@ enum ExposureMeasurement {
       }
     }
     let blownShare = Double(blownCount) / n
+    // Bright colours pushed through white in two channels (``clippedColourShare``).
+    let colourClip = Double(stats.totals.clippedColour) / n
     // Pure-black pixels (every channel ≤ 2/255): low key, night, or a lit subject in the dark.
     let blackShare = Double(stats.totals.shadowClipped) / n
     let p995Y = Double(percentileBin(hist, 0.995, total: stats.pixelCount)) / Double(bins - 1)
@@ -417,6 +423,10 @@ enum ExposureMeasurement {
       let blown = smoothstep(0.01, 0.08, blownShare)
       ev = max(min(0, ev + darkenDeadBand), -clipped) * 0.8 * blown
       ev = max(ev, maxDarken)
+      // The white blown in the glow of a light in the picture is the light's, like its
+      // clipped colours (``lightClipsColours(_:blownShare:clipped:)``).
+      ev *=
+        1 - lightClipsColours(input.highlightWarmth, blownShare: blownShare, clipped: colourClip)
       // A white frame (a blank page, a flat white backdrop) has no picture to expose either:
       // darkening only turns its white grey.
       ev *= picture
@@ -479,10 +489,9 @@ enum ExposureMeasurement {
 
     // Bright colours pushed through white in two channels (``clippedColourShare``) are too much
     // light whatever the key says: a camera renders a lit colour below white, and a cast moves
-    // one channel, not two. Not in a photo dark on purpose (lamps at night, blue light); light
-    // shown in a lit frame (sun glare, lamps on a lit wall) clips colours alike and is not told
-    // apart.
-    let colourClip = Double(stats.totals.clippedColour) / n
+    // one channel, not two. Not in a photo dark on purpose (lamps at night, blue light), nor
+    // where the warm glow of a light in the picture clips them
+    // (``lightClipsColours(_:blownShare:clipped:)``).
     let clippedColours =
       smoothstep(clippedColourShare.lowerBound, clippedColourShare.upperBound, colourClip)
       * (1 - mood)
