@@ -60,7 +60,7 @@ enum ExposureMeasurement {
   /// lit at night, 0.5 %), none of their strong warm or cool casts, and 8 of their copies given
   /// +0.5 EV and 24 given +1 EV; of the 102 shared photos at their own size, on two, both with
   /// the light in the picture (the same lamps, 0.6 %; sun glare on water, 1.0 %), which
-  /// ``lightClipsColours(_:blownShare:clipped:)`` now tells apart.
+  /// ``glowExplainsClipping(_:blownShare:clipped:)`` now tells apart.
   static let clippedColourShare = 0.002...0.006
   /// The exposure a photo that reads overexposed by its clipped colours comes down by at least.
   static let clippedColourEV = -0.6
@@ -79,10 +79,6 @@ enum ExposureMeasurement {
   /// blown in it (0...1): its glow is warm (``glowWarmth``), and little of the frame is blown
   /// (``glowBlownShare``) or clipped in colour (``glowClippedShare``).
   ///
-  /// An ornate street lamp at night fills 8 % of its frame with blown globes in an amber glow
-  /// (the brightest detail at 2.4, 0.04 % clipped colour): read by its blown share, it was
-  /// darkened by 0.45 EV, as were its harness copies.
-  ///
   /// A low sun or a lamp clips two channels of its amber glow in a well exposed photo: sun
   /// glare on water (1.0 % clipped colour, the brightest detail at 1.75, 1.5 % blown) and a
   /// street lamp at night (0.5 %, 3.0, 5.7 % blown) read 0.6 and 0.34 EV too bright. The
@@ -95,7 +91,11 @@ enum ExposureMeasurement {
   /// +0.5 or +1 EV: their colours clip over 1–4.6 % of the frame, where the glow of a light
   /// clipped 0.5–1 %. Without that bound the harness's overexposed copies of the 70 shared
   /// photos outside `dev` kept 87.1 % of their ΔE2000 instead of 84.2 %.
-  static func lightClipsColours(_ highlightWarmth: Double?, blownShare: Double, clipped: Double)
+  ///
+  /// The blown white is the light's too: an ornate street lamp at night fills 8 % of its frame
+  /// with blown globes in an amber glow (the brightest detail at 2.4, 0.04 % clipped colour),
+  /// and read by its blown share it was darkened by 0.45 EV, as were its harness copies.
+  static func glowExplainsClipping(_ highlightWarmth: Double?, blownShare: Double, clipped: Double)
     -> Double
   {
     guard let w = highlightWarmth else { return 0 }
@@ -272,6 +272,9 @@ enum ExposureMeasurement {
     let blownShare = Double(blownCount) / n
     // Bright colours pushed through white in two channels (``clippedColourShare``).
     let colourClip = Double(stats.totals.clippedColour) / n
+    // How far the glow of a light in the picture explains its blown white and clipped colours.
+    let glow = glowExplainsClipping(
+      input.highlightWarmth, blownShare: blownShare, clipped: colourClip)
     // Pure-black pixels (every channel ≤ 2/255): low key, night, or a lit subject in the dark.
     let blackShare = Double(stats.totals.shadowClipped) / n
     let p995Y = Double(percentileBin(hist, 0.995, total: stats.pixelCount)) / Double(bins - 1)
@@ -423,10 +426,8 @@ enum ExposureMeasurement {
       let blown = smoothstep(0.01, 0.08, blownShare)
       ev = max(min(0, ev + darkenDeadBand), -clipped) * 0.8 * blown
       ev = max(ev, maxDarken)
-      // The white blown in the glow of a light in the picture is the light's, like its
-      // clipped colours (``lightClipsColours(_:blownShare:clipped:)``).
-      ev *=
-        1 - lightClipsColours(input.highlightWarmth, blownShare: blownShare, clipped: colourClip)
+      // The white blown in the glow of a light in the picture is the light's.
+      ev *= 1 - glow
       // A white frame (a blank page, a flat white backdrop) has no picture to expose either:
       // darkening only turns its white grey.
       ev *= picture
@@ -491,12 +492,10 @@ enum ExposureMeasurement {
     // light whatever the key says: a camera renders a lit colour below white, and a cast moves
     // one channel, not two. Not in a photo dark on purpose (lamps at night, blue light), nor
     // where the warm glow of a light in the picture clips them
-    // (``lightClipsColours(_:blownShare:clipped:)``).
+    // (``glowExplainsClipping(_:blownShare:clipped:)``).
     let clippedColours =
       smoothstep(clippedColourShare.lowerBound, clippedColourShare.upperBound, colourClip)
-      * (1 - mood)
-      * (1
-        - lightClipsColours(input.highlightWarmth, blownShare: blownShare, clipped: colourClip))
+      * (1 - mood) * (1 - glow)
     if clippedColours > 0 { ev += (min(ev, clippedColourEV) - ev) * clippedColours }
 
     let darkOnPurpose = mood >= 0.5
