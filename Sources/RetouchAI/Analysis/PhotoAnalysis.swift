@@ -310,8 +310,10 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// density of the half stop below white), so snow, high-key photos and a blown sky or
   /// background behind a normal subject stay. Bright colours clipped in two channels
   /// (``clippedColourShare`` of 0.2–0.6 % and up) read as overexposure whatever the key says:
-  /// the exposure comes down by at least 0.6 EV, unless the photo is dark on purpose. Good
-  /// photos come out within about ±0.3.
+  /// the exposure comes down by at least 0.6 EV, unless the photo is dark on purpose. Neither
+  /// the clipped colours nor the blown share darken where the warm glow of a light in the
+  /// picture (the sun, a lamp) explains them, with little of the frame blown or clipped.
+  /// Good photos come out within about ±0.3.
   public var suggestedEV: Double
   /// Mean Rec. 601 luma of the encoded (display) values, 0...1: the brightness grain is judged
   /// against (``NoiseAnalysis/relativeSigma``), as the evaluation harness does.
