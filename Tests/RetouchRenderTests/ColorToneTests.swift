@@ -279,6 +279,27 @@ struct ColorToneTests {
     #expect(grey(hazier, 1) > 0.9999)
   }
 
+  /// Dehaze takes its grey veil off the balanced colours: a veil a cast tinted comes off whole
+  /// once Temperature has balanced it, so the two together give what Temperature and then
+  /// Dehaze, applied one after the other, give (taken off before the balance, the veil
+  /// subtracted was the balance's colour, 0.03–0.05 of linear light off here).
+  @Test func dehazeTakesTheVeilOffAfterTheWhiteBalance() {
+    let both = transform([.temperature: 0.5, .dehaze: 0.4])
+    let balance = transform([.temperature: 0.5])
+    let dehaze = transform([.dehaze: 0.4])
+    let colours: [(Float, Float, Float)] = [(0.45, 0.5, 0.6), (0.6, 0.62, 0.7), (0.3, 0.4, 0.55)]
+    for c in colours {
+      let once = both.apply(c.0, c.1, c.2)
+      let balanced = balance.apply(c.0, c.1, c.2)
+      let twice = dehaze.apply(balanced.0, balanced.1, balanced.2)
+      let pairs = [(once.0, twice.0), (once.1, twice.1), (once.2, twice.2)]
+      for (a, b) in pairs {
+        let (la, lb) = (SRGBTransfer.decode(a), SRGBTransfer.decode(b))
+        #expect(abs(la - lb) < 0.004, "\(c): \(once) against \(twice)")
+      }
+    }
+  }
+
   @Test func outputStaysInRangeForExtremeEdits() {
     let t = transform(
       [
