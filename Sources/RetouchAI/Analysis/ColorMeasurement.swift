@@ -22,10 +22,12 @@ enum ColorMeasurement {
   ///     ``ColorAnalysis/highlightWarmth``.
   ///   - clippedWhite: the colour of the clipped white (``ClippedWhite``), kept as
   ///     ``ColorAnalysis/clippedWhiteWarmth`` and ``ColorAnalysis/clippedWhiteTint``.
+  ///   - veil: the colour of the darkest pixels of a frame without blacks (``VeilColour``):
+  ///     in a veiled frame, the light's colour (see ``veiled(_:)``).
   static func measure(
     _ stats: PixelStatistics, exposure: ExposureAnalysis, lights: Double, blueLight: Double,
     greyPixels: GreyPixels.Estimate? = nil, highlightWarmth: Double? = nil,
-    clippedWhite: ClippedWhite.Reading? = nil
+    clippedWhite: ClippedWhite.Reading? = nil, veil: VeilColour.Reading? = nil
   ) -> ColorAnalysis {
     let n = Double(max(1, stats.pixelCount))
     let trustedShare = Double(stats.totals.trustedCount) / n
@@ -49,6 +51,19 @@ enum ColorMeasurement {
       estimate = 0.5 * (sog + ge)
       let d = sog - ge
       agreement = 1 - ExposureMeasurement.smoothstep(0.25, 0.9, (d * d).sum().squareRoot())
+    }
+    // In fog or mist (the darkest percent at L* 25–40 and up) most of what the camera saw is
+    // light scattered by the air. Judged at the exposure Brighten would give: an underexposed
+    // copy lowers its black level.
+    let p = exposure.lightnessPercentiles
+    let p1 = exposure.lightnessOnceExposed(p[0])
+    let fog = ExposureMeasurement.smoothstep(
+      mistyLightness.lowerBound, mistyLightness.upperBound, p1)
+    // Where the darkest pixels are one colour, that veil shows the light's colour better than
+    // the washed-out scene can (``VeilColour``): the estimate moves to it.
+    let veilShown = fog * Self.veiled(veil)
+    if let veil {
+      estimate += (veil.logRelativeToGreen - estimate) * veilShown
     }
     // Keep the estimate to what a real light does (about ±3 EV between channels).
     estimate = estimate.clamped(lowerBound: SIMD3(repeating: -3), upperBound: SIMD3(repeating: 3))
@@ -77,7 +92,6 @@ enum ColorMeasurement {
     // into that range, and must not make it trusted). A daylight frame under a bright sky is
     // as backlit, but its brightest detail is cloud or sky, which a warm cast tints only by
     // the cast: its estimate keeps the trust a cast needs to be removed.
-    let p = exposure.lightnessPercentiles
     // Less when the three readings of the warmth agree, as a cast makes them (see
     // ``readingsAgree(warmth:greyPixelWarmth:highlightWarmth:)``).
     let backlit =
@@ -86,23 +100,64 @@ enum ColorMeasurement {
     let darkByItsLight = max(
       blueLight, lights * lampColoured(warmth: warmth, greenTint: greenTint))
     let lightIsScene = (1 - 0.7 * darkByItsLight) * (1 - 0.7 * backlit * warmLight)
-    // In fog or mist (the darkest percent at L* 25–40 and up) most of what the camera saw is
-    // light scattered by the air: its colour is the weather's, not a cast to remove.
-    // Judged at the exposure Brighten would give: an underexposed copy lowers its black level.
-    // A frame made mostly of its brightest material (snow, a white wall) has a high black
-    // level too, but it is lit, not veiled: its colour is the light's like any other scene's
-    // (snow given a magenta or warm cast kept confidence 0.13–0.15 and was left cast). Blue
-    // snow in shade keeps its own protection (``Recipe/warmUp``).
-    let p1 = exposure.lightnessOnceExposed(p[0])
-    let misty =
-      1 - 0.85 * ExposureMeasurement.smoothstep(25, 40, p1) * (1 - exposure.brightDominated)
+    // A frame without blacks whose darkest pixels are not one colour is a bright scene or a
+    // veil over many colours: what the estimate reads there may be the weather's or the
+    // scene's, not a cast to remove, unless the veil shows it. A frame made mostly of its
+    // brightest material (snow, a white wall) has a high black level too, but it is lit, not
+    // veiled: its colour is the light's like any other scene's (snow given a magenta or warm
+    // cast kept confidence 0.13–0.15 and was left cast). Blue snow in shade keeps its own
+    // protection (``Recipe/warmUp``).
+    let misty = 1 - 0.85 * fog * (1 - exposure.brightDominated) * (1 - Self.veiled(veil))
     let confidence = coverage * (0.4 + 0.6 * agreement) * oneColour * lightIsScene * misty
     return ColorAnalysis(
       illuminant: illuminant, warmth: warmth, greenTint: greenTint,
       confidence: min(1, max(0, confidence)), meanChroma: meanChroma, hueShares: hueShares,
       greyPixelTint: greyPixels.map { min(max($0.greenTint, -3), 3) },
       greyPixelWarmth: greyWarmth, highlightWarmth: brightestWarmth,
-      clippedWhiteWarmth: clippedWhite?.warmth, clippedWhiteTint: clippedWhite?.tint)
+      clippedWhiteWarmth: clippedWhite?.warmth, clippedWhiteTint: clippedWhite?.tint,
+      veilShare: veil == nil ? nil : veilShown)
+  }
+
+  /// The L* of the darkest percent (once exposed) over which a frame reads as seen through
+  /// fog or mist, fading in to the upper end.
+  static let mistyLightness = 25.0...40.0
+  /// The spread of the darkest pixels' colours (``VeilColour/Reading/spread``, log2 units)
+  /// under which they are one veil, fading out to the upper end.
+  static let veilSpread = 0.06...0.12
+  /// The distance between the darkest pixels' colour and that of the channels' own floors
+  /// (``VeilColour/Reading/floorDistance``, log2 units) under which the darkest pixels show
+  /// the veil alone, fading out to the upper end.
+  static let veilFloorDistance = 0.05...0.15
+
+  /// How surely the darkest pixels of a frame without blacks are one veil (0...1): 1 when
+  /// their colours spread less than ``veilSpread`` and read what each channel's own floor
+  /// reads (``veilFloorDistance``), 0 from either's upper end or without a reading.
+  ///
+  /// The harness's hazy copies spread 0.06 at most where the photo has dark parts; with a cast
+  /// laid over the haze, the estimate from the whole frame read it −0.85…+0.24 for a cool
+  /// cast of −0.53 (the scene's colours, washed out, still pull it), and was given a doubt
+  /// that left every such cast in place (confidence 0.15; 15 `dev` photos under haze and a
+  /// cool cast kept 70 % of their ΔE2000, under haze and a green one 66 %). Bright scenes
+  /// without blacks spread more: hazy copies of snow, a sky or a pale cloth 0.12–0.41, and the
+  /// photos as they were 0.27 and up.
+  ///
+  /// A veil over a frame of one colour is one colour too, but its darkest pixels are that
+  /// colour washed out, not the veil: a kite in a deep blue sky under the harness's mildest
+  /// haze spread 0.02 and read −0.67 (log2 R/B), and was warmed by 0.66, 2.1 → 10.1 ΔE2000
+  /// from the photo. Each channel's own floor finds the veil wherever something is dark in
+  /// that channel (here the kite), 0.69 away from that reading. Where the darkest pixels are
+  /// the veil, both read alike: of the 308 hazy copies of the 85 photos (with and without a
+  /// cast) that spread under 0.06, 295 lie within 0.05 of their floors.
+  static func veiled(_ veil: VeilColour.Reading?) -> Double {
+    guard let veil else { return 0 }
+    let alone =
+      1
+      - ExposureMeasurement.smoothstep(
+        veilFloorDistance.lowerBound, veilFloorDistance.upperBound, veil.floorDistance)
+    let oneColour =
+      1
+      - ExposureMeasurement.smoothstep(veilSpread.lowerBound, veilSpread.upperBound, veil.spread)
+    return alone * oneColour
   }
 
   /// The share of the frame trusted for the estimate (``PixelStatistics`` leaves out clipped,

@@ -440,13 +440,19 @@ public struct ColorAnalysis: Sendable, Hashable, Codable {
   /// clipped in green alone (at least this green) or in red and blue alone (at most this
   /// magenta); 0 otherwise. Nil as ``clippedWhiteWarmth`` is.
   public var clippedWhiteTint: Double?
+  /// How much of the estimate (0...1) is the colour of a veil over the frame (haze, fog): the
+  /// darkest pixels of a frame without blacks, when they are one colour, show the light's
+  /// colour through the veil. Nil when no veil was read (or in analyses written before it
+  /// existed). See `VeilColour` in the analysis sources.
+  public var veilShare: Double?
 
   public init(
     illuminant: [Double], warmth: Double, greenTint: Double, confidence: Double,
     meanChroma: Double, hueShares: [Double], greyPixelTint: Double? = nil,
     greyPixelWarmth: Double? = nil, highlightWarmth: Double? = nil,
-    clippedWhiteWarmth: Double? = nil, clippedWhiteTint: Double? = nil
+    clippedWhiteWarmth: Double? = nil, clippedWhiteTint: Double? = nil, veilShare: Double? = nil
   ) {
+    self.veilShare = veilShare
     self.clippedWhiteWarmth = clippedWhiteWarmth
     self.clippedWhiteTint = clippedWhiteTint
     self.greyPixelTint = greyPixelTint

@@ -216,6 +216,7 @@ public struct PhotoAnalyzer: Sendable {
     let stats: PixelStatistics
     let highlightWarmth: Double?
     let clippedWhite: ClippedWhite.Reading?
+    let veil: VeilColour.Reading?
     let features: SceneFeatures
     let greyPixels: GreyPixels.Estimate?
     let flatAreas: FlatAreaAnalysis
@@ -245,7 +246,7 @@ public struct PhotoAnalyzer: Sendable {
     let color = ColorMeasurement.measure(
       measured.stats, exposure: exposure, lights: lights, blueLight: blueLight,
       greyPixels: measured.greyPixels, highlightWarmth: measured.highlightWarmth,
-      clippedWhite: measured.clippedWhite)
+      clippedWhite: measured.clippedWhite, veil: measured.veil)
     var features = measured.features
     features.measureOnceBalanced(copy, illuminant: color.illuminant)
     return (sharpness, exposure, color, features)
@@ -278,6 +279,8 @@ public struct PhotoAnalyzer: Sendable {
       highlightWarmth: HighlightColor.warmth(
         shared.copy, luminance: stats.luminancePlane, counts: stats.highlightCounts),
       clippedWhite: ClippedWhite.reading(shared.copy),
+      veil: VeilColour.reading(
+        shared.copy, luminance: stats.luminancePlane, histogram: stats.histogram),
       features: SceneFeatures(image: shared.copy, plane: shared.plane, focus: shared.focus),
       greyPixels: GreyPixels.estimate(shared.copy), flatAreas: FlatAreas.measure(shared.copy))
   }

@@ -74,6 +74,10 @@ extension Recipe {
     }
   }
 
+  /// The share of the colour estimate read from a veil (``ColorAnalysis/veilShare``) from
+  /// which Enhance keeps a cast correction beside the veil's removal.
+  static let castReadFromVeil = 0.5
+
   /// Enhance's proposal for `a`, made of the parts whose ids are in `kept` (all when nil).
   static func enhanceProposal(_ a: PhotoAnalysis, keeping kept: Set<String>?) -> RecipeProposal? {
     // Only what the photo needs: a part that is merely possible (a little blown sky) stays out.
@@ -92,8 +96,13 @@ extension Recipe {
     }
     if let veil = punch.propose(a), SuggestionRanker.isFix(veil) {
       // A veil of light dilutes the colour statistics and the exposure key: the veil fit's own
-      // exposure stands, and a cast measured through the veil is not trusted.
-      parts.removeAll { ["warm-up", "cool-down", "fix-tint", "brighten", "darken"].contains($0.0) }
+      // exposure stands, and a cast measured through the veil is not trusted unless the veil
+      // itself showed it (``ColorAnalysis/veilShare``): its colour is the light's.
+      let castRead = (a.color.veilShare ?? 0) >= Self.castReadFromVeil
+      parts.removeAll {
+        ["brighten", "darken"].contains($0.0)
+          || (!castRead && ["warm-up", "cool-down", "fix-tint"].contains($0.0))
+      }
       parts.append(("punch", veil))
     }
     if let kept { parts.removeAll { !kept.contains($0.0) } }
