@@ -138,7 +138,7 @@ enum ColorMeasurement {
   /// cast of −0.53 (the scene's colours, washed out, still pull it), and was given a doubt
   /// that left every such cast in place (confidence 0.15; 15 `dev` photos under haze and a
   /// cool cast kept 70 % of their ΔE2000, under haze and a green one 66 %). Bright scenes
-  /// without blacks spread more: hazy copies of snow, a sky or a pale cloth 0.12–0.41, and the
+  /// without blacks spread more: hazy copies of snow, a sky or a pale cloth 0.12–0.39, and the
   /// photos as they were 0.27 and up.
   ///
   /// A veil over a frame of one colour is one colour too, but its darkest pixels are that
