@@ -61,15 +61,17 @@ enum ColorMeasurement {
       mistyLightness.lowerBound, mistyLightness.upperBound, p1)
     // Where the darkest pixels are one colour, that veil shows the light's colour better than
     // the washed-out scene can (``VeilColour``): the estimate moves to it.
-    let veilShown = fog * Self.veiled(veil)
+    let veiled = Self.veiled(veil)
+    let veilShown = fog * veiled
     if let veil {
       estimate += (veil.logRelativeToGreen - estimate) * veilShown
     }
     // Keep the estimate to what a real light does (about ±3 EV between channels).
     estimate = estimate.clamped(lowerBound: SIMD3(repeating: -3), upperBound: SIMD3(repeating: 3))
     let illuminant = [exp2(estimate.x), 1, exp2(estimate.z)]
-    let warmth = estimate.x - estimate.z
-    let greenTint = -0.5 * (estimate.x + estimate.z)
+    let axes = Self.warmthAndTint(estimate)
+    let warmth = axes.x
+    let greenTint = axes.y
     // The other readings, kept to the same ±3 as the estimate.
     let greyWarmth = greyPixels.map { min(max($0.warmth, -3), 3) }
     let brightestWarmth = highlightWarmth.map { min(max($0, -3), 3) }
@@ -107,7 +109,7 @@ enum ColorMeasurement {
     // veiled: its colour is the light's like any other scene's (snow given a magenta or warm
     // cast kept confidence 0.13–0.15 and was left cast). Blue snow in shade keeps its own
     // protection (``Recipe/warmUp``).
-    let misty = 1 - 0.85 * fog * (1 - exposure.brightDominated) * (1 - Self.veiled(veil))
+    let misty = 1 - 0.85 * fog * (1 - exposure.brightDominated) * (1 - veiled)
     let confidence = coverage * (0.4 + 0.6 * agreement) * oneColour * lightIsScene * misty
     return ColorAnalysis(
       illuminant: illuminant, warmth: warmth, greenTint: greenTint,
@@ -274,6 +276,12 @@ enum ColorMeasurement {
     return 1
       - ExposureMeasurement.smoothstep(
         agreeingReadings.lowerBound, agreeingReadings.upperBound, spread)
+  }
+
+  /// Log2 R/B (``ColorAnalysis/warmth``'s units) and log2 G/√(R·B)
+  /// (``ColorAnalysis/greenTint``'s) of a colour given as log2 R/G, 0, log2 B/G.
+  static func warmthAndTint(_ l: SIMD3<Double>) -> SIMD2<Double> {
+    SIMD2(l.x - l.z, -0.5 * (l.x + l.z))
   }
 
   /// log2 of each channel divided by green.

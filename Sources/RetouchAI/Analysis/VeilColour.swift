@@ -43,8 +43,9 @@ enum VeilColour {
   /// What the darkest pixels read, in ``ColorAnalysis/warmth``'s and
   /// ``ColorAnalysis/greenTint``'s units (log2 R/B and log2 G/√(R·B) of their mean linear RGB).
   struct Reading: Sendable, Hashable {
-    var warmth: Double
-    var tint: Double
+    /// The darkest pixels' mean linear RGB as log2 R/G, 0, log2 B/G (the form of the
+    /// illuminant estimate in ``ColorMeasurement``).
+    var logRelativeToGreen: SIMD3<Double>
     /// How far the darkest pixels' own colours lie apart: the root of the summed variances of
     /// each pixel's log2 R/B and log2 G/√(R·B). A veil is one colour; a scene's darkest things
     /// are many.
@@ -53,9 +54,9 @@ enum VeilColour {
     /// that of each channel's own floor (the mean of its lowest ``floorShare`` of values,
     /// wherever they lie): infinity when a channel's floor is black.
     var floorDistance: Double
-    /// The reading as log2 R/G and log2 B/G (the form of the illuminant estimate in
-    /// ``ColorMeasurement``).
-    var logRelativeToGreen: SIMD3<Double>
+
+    var warmth: Double { ColorMeasurement.warmthAndTint(logRelativeToGreen).x }
+    var tint: Double { ColorMeasurement.warmthAndTint(logRelativeToGreen).y }
   }
 
   /// Share of each channel's values, from its lowest up, whose mean is that channel's floor
@@ -85,7 +86,7 @@ enum VeilColour {
     let limit = (Float(top) + 0.5) / scale
 
     var sum = SIMD3<Double>(repeating: 0)
-    var warmthSum = 0.0, warmthSquares = 0.0, tintSum = 0.0, tintSquares = 0.0
+    var colourSum = SIMD2<Double>(repeating: 0), colourSquares = SIMD2<Double>(repeating: 0)
     var count = 0
     var codes = [Int](repeating: 0, count: 3 * 256)
     image.withUnsafeBytes { raw in
@@ -105,41 +106,33 @@ enum VeilColour {
             let rgb = SIMD3(
               Double(decode[Int(p[q])]), Double(decode[Int(p[q &+ 1])]),
               Double(decode[Int(p[q &+ 2])]))
-            let c = rgb.replacing(with: 1e-4, where: rgb .< 1e-4)
-            let w = log2(c.x / c.z)
-            let t = log2(c.y) - 0.5 * (log2(c.x) + log2(c.z))
+            let floored = rgb.replacing(with: 1e-4, where: rgb .< 1e-4)
+            let colour = ColorMeasurement.warmthAndTint(
+              ColorMeasurement.logRelativeToGreen(floored))
             sum += rgb
-            warmthSum += w
-            warmthSquares += w * w
-            tintSum += t
-            tintSquares += t * t
+            colourSum += colour
+            colourSquares += colour * colour
             count += 1
           }
         }
       }
     }
-    guard count > 0, sum.x > 0, sum.y > 0, sum.z > 0 else { return nil }
+    guard count > 0, let mean = ColorMeasurement.optionalLog(sum) else { return nil }
     let k = Double(count)
-    let warmthVariance = max(0, warmthSquares / k - (warmthSum / k) * (warmthSum / k))
-    let tintVariance = max(0, tintSquares / k - (tintSum / k) * (tintSum / k))
-    let warmth = log2(sum.x / sum.z)
-    let tint = log2(sum.y) - 0.5 * (log2(sum.x) + log2(sum.z))
-    let floors = (0..<3).map { floor(codes[($0 * 256)..<($0 * 256 + 256)], total: n) }
+    let variance = pointwiseMax(colourSquares / k - (colourSum / k) * (colourSum / k), .zero)
+    let floors = SIMD3((0..<3).map { floorMean(codes[($0 * 256)..<($0 * 256 + 256)], total: n) })
     var floorDistance = Double.infinity
-    if floors.allSatisfy({ $0 > 1e-4 }) {
-      let dw = log2(floors[0] / floors[2]) - warmth
-      let dt = log2(floors[1]) - 0.5 * (log2(floors[0]) + log2(floors[2])) - tint
-      floorDistance = (dw * dw + dt * dt).squareRoot()
+    if let floor = ColorMeasurement.optionalLog(floors) {
+      let d = ColorMeasurement.warmthAndTint(floor) - ColorMeasurement.warmthAndTint(mean)
+      floorDistance = (d * d).sum().squareRoot()
     }
     return Reading(
-      warmth: warmth, tint: tint, spread: (warmthVariance + tintVariance).squareRoot(),
-      floorDistance: floorDistance,
-      logRelativeToGreen: SIMD3(log2(sum.x / sum.y), 0, log2(sum.z / sum.y)))
+      logRelativeToGreen: mean, spread: variance.sum().squareRoot(), floorDistance: floorDistance)
   }
 
   /// The mean linear value of the lowest ``floorShare`` (at least ``minimumFloorCount``) of
   /// `total` values counted by 8-bit code in `counts`.
-  private static func floor(_ counts: ArraySlice<Int>, total: Int) -> Double {
+  private static func floorMean(_ counts: ArraySlice<Int>, total: Int) -> Double {
     let wanted = min(total, max(minimumFloorCount, Int((floorShare * Double(total)).rounded())))
     guard wanted > 0 else { return 0 }
     var left = wanted
