@@ -117,7 +117,8 @@ enum ColorMeasurement {
       greyPixelTint: greyPixels.map { min(max($0.greenTint, -3), 3) },
       greyPixelWarmth: greyWarmth, highlightWarmth: brightestWarmth,
       clippedWhiteWarmth: clippedWhite?.warmth, clippedWhiteTint: clippedWhite?.tint,
-      veilShare: veil == nil ? nil : veilShown)
+      veilShare: veil == nil ? nil : veilShown,
+      veilFloor: veil.map { PixelStatistics.lightness(Self.veilLevel($0, veiled: veiled)) })
   }
 
   /// The L* of the darkest percent (once exposed) over which a frame reads as seen through
@@ -160,6 +161,21 @@ enum ColorMeasurement {
       1
       - ExposureMeasurement.smoothstep(veilSpread.lowerBound, veilSpread.upperBound, veil.spread)
     return alone * oneColour
+  }
+
+  /// The level (linear luminance) of the veil a reading shows, as it will be once its colour
+  /// is balanced to grey: the least of the channels' floors, each divided by that channel's
+  /// share of the veil's colour (the darkest pixels' colour scaled to luminance 1, by how
+  /// surely they are one veil, `veiled`). A veil adds the same light to every pixel of a
+  /// channel, so the channel in which the scene had something black reads it exactly; a
+  /// white balance keeps the luminance of the light's colour, and a cast scales each channel's
+  /// veil by its gain, so the darkest channel alone reads less veil than is balanced (the
+  /// harness's cool cast: the red floor 0.85 of it).
+  static func veilLevel(_ veil: VeilColour.Reading, veiled: Double) -> Double {
+    let log = veil.logRelativeToGreen * veiled
+    let colour = SIMD3(exp2(log.x), exp2(log.y), exp2(log.z))
+    let luminance = (colour * SIMD3(0.2126, 0.7152, 0.0722)).sum()
+    return (veil.floors * luminance / colour).min()
   }
 
   /// The share of the frame trusted for the estimate (``PixelStatistics`` leaves out clipped,

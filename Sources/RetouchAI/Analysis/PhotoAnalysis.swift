@@ -445,14 +445,22 @@ public struct ColorAnalysis: Sendable, Hashable, Codable {
   /// colour through the veil. Nil when no veil was read (or in analyses written before it
   /// existed). See `VeilColour` in the analysis sources.
   public var veilShare: Double?
+  /// L* of the veil over a frame whose darkest pixels lie well above black, as it will be once
+  /// its colour is balanced: the channels' own floors (the mean of each one's lowest 0.1 %)
+  /// read against the veil's colour. Unlike ``ExposureAnalysis/channelFloor`` (the darkest
+  /// channel) it is not lowered by a cast. Nil when no veil was read. See
+  /// `ColorMeasurement.veilLevel` in the analysis sources.
+  public var veilFloor: Double?
 
   public init(
     illuminant: [Double], warmth: Double, greenTint: Double, confidence: Double,
     meanChroma: Double, hueShares: [Double], greyPixelTint: Double? = nil,
     greyPixelWarmth: Double? = nil, highlightWarmth: Double? = nil,
-    clippedWhiteWarmth: Double? = nil, clippedWhiteTint: Double? = nil, veilShare: Double? = nil
+    clippedWhiteWarmth: Double? = nil, clippedWhiteTint: Double? = nil, veilShare: Double? = nil,
+    veilFloor: Double? = nil
   ) {
     self.veilShare = veilShare
+    self.veilFloor = veilFloor
     self.clippedWhiteWarmth = clippedWhiteWarmth
     self.clippedWhiteTint = clippedWhiteTint
     self.greyPixelTint = greyPixelTint

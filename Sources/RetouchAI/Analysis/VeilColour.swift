@@ -54,6 +54,8 @@ enum VeilColour {
     /// that of each channel's own floor (the mean of its lowest ``floorShare`` of values,
     /// wherever they lie): infinity when a channel's floor is black.
     var floorDistance: Double
+    /// Each channel's own floor (the mean of its lowest ``floorShare`` of values), linear.
+    var floors: SIMD3<Double>
 
     var warmth: Double { ColorMeasurement.warmthAndTint(logRelativeToGreen).x }
     var tint: Double { ColorMeasurement.warmthAndTint(logRelativeToGreen).y }
@@ -127,7 +129,8 @@ enum VeilColour {
       floorDistance = (d * d).sum().squareRoot()
     }
     return Reading(
-      logRelativeToGreen: mean, spread: variance.sum().squareRoot(), floorDistance: floorDistance)
+      logRelativeToGreen: mean, spread: variance.sum().squareRoot(), floorDistance: floorDistance,
+      floors: floors)
   }
 
   /// The mean linear value of the lowest ``floorShare`` (at least ``minimumFloorCount``) of

@@ -172,10 +172,21 @@ extension ExposureAnalysis {
   var brightDominated: Double {
     let p = lightnessPercentiles
     guard p.count == 7 else { return 0 }
+    return max(Sizing.ramp(p[3], from: 72, to: 80), medianNearTop)
+  }
+
+  /// The part of ``brightDominated`` that holds whatever the exposure and the black level: the
+  /// median in the top eighth of the span from the darkest to the brightest percent (78–86 %
+  /// of the way up), 0...1. A bright median alone also shows a veil over an overexposed photo
+  /// (four of the harness's over + haze copies of `dev` photos: medians L* 80–86, 48–61 % up
+  /// the span).
+  var medianNearTop: Double {
+    let p = lightnessPercentiles
+    guard p.count == 7 else { return 0 }
     let (p1, p50, p99) = (p[0], p[3], p[6])
     let span = p99 - p1
     let position = span > 10 ? (p50 - p1) / span : 0
-    return max(Sizing.ramp(p50, from: 72, to: 80), Sizing.ramp(position, from: 0.78, to: 0.86))
+    return Sizing.ramp(position, from: 0.78, to: 0.86)
   }
 
   /// L* `l` as it will be once a measured underexposure is undone: its linear luminance times
