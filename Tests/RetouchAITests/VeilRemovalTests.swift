@@ -17,10 +17,10 @@ struct VeilRemovalTests {
   /// (``ColorToneTransform/dehazeVeil`` per unit).
   static func exactDehaze(veil v: Double) -> Double { v / ColorToneTransform.dehazeVeil }
 
-  /// A shaded street (g01) whose darkest percent lies at L* 27 but whose floor is near black,
-  /// under the harness's mild haze (a veil of 0.1875): the floor reads the veil, so Dehaze
-  /// takes off that much and not the 0.21 the darkest percent read (Dehaze 0.42, which took
-  /// the street's own shadows with it: ΔE2000 1.3 → 4.3 in the harness).
+  /// A street lamp at night (g01) whose darkest percent lies at L* 27 but whose floor is near
+  /// black, under the harness's mild haze (a veil of 0.1875): the floor reads the veil, so
+  /// Dehaze takes off that much and not the 0.21 the darkest percent read (Dehaze 0.42, which
+  /// took the street's own shadows with it: ΔE2000 1.3 → 4.3 in the harness).
   @Test func theVeilIsReadFromTheChannelFloor() throws {
     let photo = try AnalysisFixtures.decode("g01").image
     let analysis = engine.analysis(of: photo)
@@ -53,10 +53,10 @@ struct VeilRemovalTests {
   }
 
   /// A veiled photo given half a stop too much light, as the harness's over + haze pair makes
-  /// it: a sky over parked cars (g31) reads a median of L* 83, and a living room (d11) has
-  /// two fifths of it blown. Neither is one bright material, so both are dehazed by about the
-  /// veil (0.32 after the gain), not given Black Point or Darken in its place (which left
-  /// them grey: 17.0 and 13.3 of 23.4 and 19.5 ΔE2000 in the harness).
+  /// it: a sky over parked cars (g31) reads a median of L* 83, and a nuthatch on a tree trunk
+  /// (d11) has two fifths of it blown. Neither is one bright material, so both are dehazed by
+  /// about the veil (0.32 after the gain), not given Black Point or Darken in its place (which
+  /// left them grey: 17.0 and 13.3 of 23.4 and 19.5 ΔE2000 in the harness).
   @Test(arguments: ["g31", "d11"])
   func aWashedOutPhotoIsDehazed(id: String) throws {
     let photo = try AnalysisFixtures.decode(id).image

@@ -177,23 +177,22 @@ extension PhotoAnalysis {
   /// How clearly the photo is veiled (haze, a washed-out copy), 0...1: a raised black level
   /// and flattened tones must both show (a bright, soft scene alone is not veiled). A black
   /// level at L* 12–42 is often the scene itself (fog, mist, snow, a soft print): only a
-  /// clearly raised one (the darkest percent at L* ≥ 45) counts as a veil to remove. A veil
-  /// also pulls the median down toward the black level it raised (medians 5–49 % of the way up
-  /// the span on the shared set's hazy copies), so a frame made mostly of one bright material
-  /// (``brightMaterial``: snow, 86–89 % up; a white minimal photo) is not veiled. Neither a
-  /// bright median nor blown whites alone rule a veil out: a veiled photo given too much light
-  /// has both (four of the harness's over + haze copies of `dev` photos: medians L* 80–86 but
-  /// 48–61 % up the span, up to two fifths blown), and until they were allowed Enhance left those copies grey
+  /// clearly raised one (the darkest percent at L* ≥ 45) counts as a veil to remove. A veil also
+  /// pulls the median down toward the black level it raised (medians 5–49 % of the way up the span
+  /// on the shared set's hazy copies), so a frame made mostly of one bright material
+  /// (``brightMaterial``: snow, 86–89 % up; a white minimal photo) is not veiled. Neither a bright
+  /// median nor blown whites alone rule a veil out: a veiled photo given too much light has both
+  /// (four of the harness's over + haze copies of `dev` photos: medians L* 80–86 but 48–61 % up the
+  /// span, up to two fifths blown), and until they were allowed Enhance left those copies grey
   /// (Black Point, Vivid or Darken in place of Dehaze: mean ΔE2000 11.6 of 30.0 on 70 photos
-  /// outside `dev`). Scattered light adds to
-  /// every channel alike, so the channels' floor (``ExposureAnalysis/channelFloor``) must be
-  /// raised with it (see ``greyFloor(from:to:)``): bright cables against a deep blue sky read
-  /// a darkest percent of L* 50 with its red channel near L* 31, and were given a dehaze. And
-  /// a frame whose darkest and brightest percent lie within 6–12 L* of each other shows no
-  /// picture under the veil to bring out, like the flat frames brightening leaves alone: a
-  /// nearly all-white minimal photo 0.7 EV under (L* 73–80) was dehazed by 0.85 into dark
-  /// grey (ΔE2000 against the photo 10.7 → 30.9). A featureless grey, such as a hazed black
-  /// frame, stays grey.
+  /// outside `dev`). Scattered light adds to every channel alike, so the channels' floor
+  /// (``ExposureAnalysis/channelFloor``) must be raised with it (see ``greyFloor(from:to:)``):
+  /// bright cables against a deep blue sky read a darkest percent of L* 50 with its red channel
+  /// near L* 31, and were given a dehaze. And a frame whose darkest and brightest percent lie
+  /// within 6–12 L* of each other shows no picture under the veil to bring out, like the flat
+  /// frames brightening leaves alone: a nearly all-white minimal photo 0.7 EV under (L* 73–80) was
+  /// dehazed by 0.85 into dark grey (ΔE2000 against the photo 10.7 → 30.9). A featureless grey,
+  /// such as a hazed black frame, stays grey.
   ///
   /// The floor must also come close to the darkest percent itself (``floorGap``): a veil
   /// lifts the darkest pixels to the air's brightness in every channel, so their darkest

@@ -82,19 +82,18 @@ enum ToneFit {
   /// haze's own.
   ///
   /// The veil is added to every channel of every pixel, so the channels' floors
-  /// (``ColorAnalysis/veilFloor``, else ``ExposureAnalysis/channelFloor``, less the L* 1 a
-  /// clean photo keeps there) read it exactly wherever the scene had something black in a
-  /// channel, and the darkest percent's
-  /// lightness only when the scene's darkest percent was black: a lamp-lit room, a shaded
-  /// street or a leaf whose darkest percent lies at L* 14–30 but whose floor is at L* 0–1.4
-  /// keeps that much over its veil. The lower of the two readings is used. On the harness's
-  /// hazy copies of 70 photos outside `dev` (mean ΔE2000 24.4 from the photos) the edit left
-  /// 4.6 when it took 95 % of the darkest percent's reading (less the L* 3 a clean photo
-  /// keeps there), 3.4 when it took all of it, and 2.9 read from the floor. All of it
-  /// darkened 40 of the 210 hazy and over + hazy copies, by up to 4.4, all of them photos
-  /// with no black in their darkest percent. On the over + hazy copies alone the floor leaves
-  /// 7.2 of 30.0 against 7.1: taking off more than the veil there made up, by chance, for
-  /// the half stop of extra light, which the veil fit does not remove.
+  /// (``ColorAnalysis/veilFloor``, else ``ExposureAnalysis/channelFloor``, less the L* 1 a clean
+  /// photo keeps there) read it exactly wherever the scene had something black in a channel, and
+  /// the darkest percent's lightness only when the scene's darkest percent was black: a street lamp
+  /// at night, dune grass under a blue sky or a ladybird on grass, whose darkest percent lies at L*
+  /// 14–31 but whose floor is at L* 0–1.4, keeps that much over its veil. The lower of the two
+  /// readings is used. On the harness's hazy copies of 70 photos outside `dev` (mean ΔE2000 24.4
+  /// from the photos) the edit left 4.6 when it took 95 % of the darkest percent's reading (less
+  /// the L* 3 a clean photo keeps there), 3.4 when it took all of it, and 2.9 read from the floor.
+  /// All of it darkened 40 of the 210 hazy and over + hazy copies, by up to 4.4, all of them photos
+  /// with no black in their darkest percent. On the over + hazy copies alone the floor leaves 7.2
+  /// of 30.0 against 7.1: taking off more than the veil there made up, by chance, for the half stop
+  /// of extra light, which the veil fit does not remove.
   static func veilRemoval(_ a: PhotoAnalysis) -> [EditSettingType: Double] {
     let ls = ExposureAnalysis.percentileKeys.map { a.lightness(percentile: $0) }
     let ys = ls.map { luminance(lightness: $0) }
