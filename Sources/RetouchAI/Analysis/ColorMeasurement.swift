@@ -174,7 +174,7 @@ enum ColorMeasurement {
   static func veilLevel(_ veil: VeilColour.Reading, veiled: Double) -> Double {
     let log = veil.logRelativeToGreen * veiled
     let colour = SIMD3(exp2(log.x), exp2(log.y), exp2(log.z))
-    let luminance = (colour * SIMD3(0.2126, 0.7152, 0.0722)).sum()
+    let luminance = (colour * veil.lumaWeights).sum()
     return (veil.floors * luminance / colour).min()
   }
 

@@ -56,6 +56,9 @@ enum VeilColour {
     var floorDistance: Double
     /// Each channel's own floor (the mean of its lowest ``floorShare`` of values), linear.
     var floors: SIMD3<Double>
+    /// The relative luminance weights of the copy's colour space
+    /// (``RetouchCore/ColorSpace/lumaWeights``).
+    var lumaWeights: SIMD3<Double>
 
     var warmth: Double { ColorMeasurement.warmthAndTint(logRelativeToGreen).x }
     var tint: Double { ColorMeasurement.warmthAndTint(logRelativeToGreen).y }
@@ -123,6 +126,7 @@ enum VeilColour {
     let k = Double(count)
     let variance = pointwiseMax(colourSquares / k - (colourSum / k) * (colourSum / k), .zero)
     let floors = SIMD3((0..<3).map { floorMean(codes[($0 * 256)..<($0 * 256 + 256)], total: n) })
+    let w = image.colorSpace.lumaWeights
     var floorDistance = Double.infinity
     if let floor = ColorMeasurement.optionalLog(floors) {
       let d = ColorMeasurement.warmthAndTint(floor) - ColorMeasurement.warmthAndTint(mean)
@@ -130,7 +134,7 @@ enum VeilColour {
     }
     return Reading(
       logRelativeToGreen: mean, spread: variance.sum().squareRoot(), floorDistance: floorDistance,
-      floors: floors)
+      floors: floors, lumaWeights: SIMD3(Double(w.r), Double(w.g), Double(w.b)))
   }
 
   /// The mean linear value of the lowest ``floorShare`` (at least ``minimumFloorCount``) of

@@ -213,14 +213,12 @@ extension PhotoAnalysis {
 
   /// How clearly the frame is one bright material rather than a picture under a veil, 0...1:
   /// the median in the top eighth of the span (``ExposureAnalysis/medianNearTop``), or a bright
-  /// median (L* 72–80) over a narrow span (under 12–20 L* from the darkest to the brightest
+  /// median (``ExposureAnalysis/brightMedian``) over a narrow span (under 12–20 L* from the darkest to the brightest
   /// percent: a white wall, a sheet of paper).
   var brightMaterial: Double {
     let span = lightness(percentile: 99) - lightness(percentile: 1)
     return max(
-      exposure.medianNearTop,
-      Sizing.ramp(lightness(percentile: 50), from: 72, to: 80)
-        * (1 - Sizing.ramp(span, from: 12, to: 20)))
+      exposure.medianNearTop, exposure.brightMedian * (1 - Sizing.ramp(span, from: 12, to: 20)))
   }
 
   /// How far (L*) the channels' floor (``ExposureAnalysis/channelFloor``) lies under the

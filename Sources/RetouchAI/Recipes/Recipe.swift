@@ -170,9 +170,13 @@ extension ExposureAnalysis {
   /// its median near its whites (89 % up at −0.7, −1.3 and −2 EV) with both far below white;
   /// pulling its blacks down would only darken it further.
   var brightDominated: Double {
+    max(brightMedian, medianNearTop)
+  }
+
+  /// The part of ``brightDominated`` read from the median alone: L* 72–80 and up, 0...1.
+  var brightMedian: Double {
     let p = lightnessPercentiles
-    guard p.count == 7 else { return 0 }
-    return max(Sizing.ramp(p[3], from: 72, to: 80), medianNearTop)
+    return p.count == 7 ? Sizing.ramp(p[3], from: 72, to: 80) : 0
   }
 
   /// The part of ``brightDominated`` that holds whatever the exposure and the black level: the
