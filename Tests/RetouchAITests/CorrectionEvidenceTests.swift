@@ -77,6 +77,21 @@ struct CorrectionEvidenceTests {
     #expect(config.value(of: .exposure) <= -0.3, "\(config)")
   }
 
+  /// A sunset (sun glare on water, d17) given too little light keeps its light: once its
+  /// measured underexposure is undone its brightest percent sits as far above its median as the
+  /// photo's, so the doubt its warm light puts on the colour estimate stays, and it is
+  /// brightened without a Temperature pull. Read as given, the copies 0.7–2 EV under lost that
+  /// doubt and were cooled by about 0.6 with the brightening.
+  @Test(arguments: [0.7, 1.3, 2.0])
+  func anUnderexposedSunsetKeepsItsLight(underEV: Double) throws {
+    let original = try Self.photo("d17")
+    let gain = pow(2, -underEV)
+    let under = AnalysisFixtures.gained(original, gain, gain, gain)
+    let config = try #require(engine.topSuggestion(for: under))
+    #expect(abs(config.value(of: .exposure) - underEV) <= 0.2, "\(config)")
+    #expect(config.value(of: .temperature) > -0.1, "\(config)")
+  }
+
   /// The glow's warmth, the blown share and the clipped-colour share decide together: a
   /// daylight highlight, a large blown part or colours clipped over much of the frame leave the
   /// clipped colours counted.
