@@ -92,6 +92,21 @@ struct CorrectionEvidenceTests {
     #expect(config.value(of: .temperature) > -0.1, "\(config)")
   }
 
+  /// A daylight beach under a bright sky (g76) given too little light and a warm cast is a
+  /// daylight frame once its exposure is undone, so its pale brightest detail (sky, not a
+  /// light) keeps the warm estimate trusted and the cast is removed with the brightening, as it
+  /// is without the underexposure. Read as given, its median made it a dark frame whose light
+  /// might be shown, and the cast was only half removed (Temperature −0.12).
+  @Test func anUnderexposedDaylightFrameKeepsItsCastTrusted() throws {
+    let original = try Self.photo("g76")
+    let gain = pow(2, -1.3)
+    let under = AnalysisFixtures.gained(original, gain, gain, gain)
+    let copy = AnalysisFixtures.cast(under, .warm, strength: 0.2)
+    let config = try #require(engine.topSuggestion(for: copy))
+    #expect(config.value(of: .exposure) > 0.8, "\(config)")
+    #expect(config.value(of: .temperature) < -0.2, "\(config)")
+  }
+
   /// The glow's warmth, the blown share and the clipped-colour share decide together: a
   /// daylight highlight, a large blown part or colours clipped over much of the frame leave the
   /// clipped colours counted.

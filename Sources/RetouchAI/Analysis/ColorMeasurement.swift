@@ -259,11 +259,16 @@ enum ColorMeasurement {
   /// How backlit the frame is with its own light in the picture: ``ExposureAnalysis/backlit``
   /// times ``lightShown(_:percentiles:)``. The colour estimate's trust and the cast rules'
   /// "light in the scene" both read it.
+  ///
+  /// Both read the percentiles at the exposure a measured underexposure will be given
+  /// (``ExposureAnalysis/lightnessOnceExposed(_:)``). Read as given, a beach under a bright sky
+  /// 1.3 EV under had a median of a dark frame whose light might be in the picture, and the
+  /// harness's warm cast on it was only half removed (Temperature −0.12 against −0.28).
   static func backlitByShownLight(_ exposure: ExposureAnalysis, highlightWarmth: Double?)
     -> Double
   {
-    exposure.backlit
-      * lightShown(highlightWarmth, percentiles: exposure.lightnessPercentiles)
+    let percentiles = exposure.lightnessPercentiles.map(exposure.lightnessOnceExposed)
+    return exposure.backlit * lightShown(highlightWarmth, percentiles: percentiles)
   }
 
   /// Where the three readings of the blue–amber axis count as one: 1 when they lie within
