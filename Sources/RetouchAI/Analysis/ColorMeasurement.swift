@@ -261,13 +261,13 @@ enum ColorMeasurement {
   /// "light in the scene" both read it.
   ///
   /// Both read the percentiles at the exposure a measured underexposure will be given
-  /// (``ExposureAnalysis/lightnessOnceExposed(_:)``). Read as given, a beach under a bright sky
-  /// 1.3 EV under had a median of a dark frame whose light might be in the picture, and the
-  /// harness's warm cast on it was only half removed (Temperature −0.12 against −0.28).
+  /// (``ExposureAnalysis/lightnessPercentilesOnceExposed``). Read as given, a beach under a
+  /// bright sky 1.3 EV under had a median of a dark frame whose light might be in the picture,
+  /// and the harness's warm cast on it was only half removed (Temperature −0.12 against −0.28).
   static func backlitByShownLight(_ exposure: ExposureAnalysis, highlightWarmth: Double?)
     -> Double
   {
-    let percentiles = exposure.lightnessPercentiles.map(exposure.lightnessOnceExposed)
+    let percentiles = exposure.lightnessPercentilesOnceExposed
     return exposure.backlit * lightShown(highlightWarmth, percentiles: percentiles)
   }
 

@@ -206,19 +206,18 @@ extension PhotoAnalysis {
   var veil: Double {
     Sizing.ramp(lightnessOnceExposed(percentile: 1), from: 43, to: 53)
       * greyFloor(from: 33, to: 43) * (1 - Sizing.ramp(floorGap, from: 8, to: 13))
-      * Sizing.ramp(lightness(percentile: 99) - lightness(percentile: 1), from: 6, to: 12)
+      * Sizing.ramp(exposure.lightnessSpan, from: 6, to: 12)
       * Sizing.ramp(24 - exposure.lightnessDeviation, from: 2, to: 10)
       * (1 - brightMaterial)
   }
 
-  /// How clearly the frame is one bright material rather than a picture under a veil, 0...1:
-  /// the median in the top eighth of the span (``ExposureAnalysis/medianNearTop``), or a bright
-  /// median (``ExposureAnalysis/brightMedian``) over a narrow span (under 12–20 L* from the darkest to the brightest
-  /// percent: a white wall, a sheet of paper).
+  /// How clearly the frame is one bright material rather than a picture under a veil, 0...1: the
+  /// median in the top eighth of the span (``ExposureAnalysis/medianNearTop``), or a bright median
+  /// (``ExposureAnalysis/brightMedian``) over a narrow span (under 12–20 L* from the darkest to the
+  /// brightest percent: a white wall, a sheet of paper).
   var brightMaterial: Double {
-    let span = lightness(percentile: 99) - lightness(percentile: 1)
-    return max(
-      exposure.medianNearTop, exposure.brightMedian * (1 - Sizing.ramp(span, from: 12, to: 20)))
+    let narrow = 1 - Sizing.ramp(exposure.lightnessSpan, from: 12, to: 20)
+    return max(exposure.medianNearTop, exposure.brightMedian * narrow)
   }
 
   /// How far (L*) the channels' floor (``ExposureAnalysis/channelFloor``) lies under the

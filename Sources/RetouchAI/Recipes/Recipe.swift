@@ -169,10 +169,20 @@ extension ExposureAnalysis {
   /// (``ColorMeasurement/backlitByShownLight(_:highlightWarmth:)``; `dev` 27.4 % → 28.4 % →
   /// 27.7 %).
   var backlit: Double {
+    let p = lightnessPercentilesOnceExposed
+    return p.count == 7 ? ExposureMeasurement.smoothstep(35, 50, p[6] - p[3]) : 0
+  }
+
+  /// ``lightnessPercentiles`` as they will be once a measured underexposure is undone
+  /// (``lightnessOnceExposed(_:)``): what the rules that judge the scene by its tones read.
+  var lightnessPercentilesOnceExposed: [Double] {
+    lightnessPercentiles.map(lightnessOnceExposed)
+  }
+
+  /// L* from the darkest to the brightest percent (0 without percentiles).
+  var lightnessSpan: Double {
     let p = lightnessPercentiles
-    guard p.count == 7 else { return 0 }
-    return ExposureMeasurement.smoothstep(
-      35, 50, lightnessOnceExposed(p[6]) - lightnessOnceExposed(p[3]))
+    return p.count == 7 ? p[6] - p[0] : 0
   }
 
   /// How clearly the frame is made mostly of its own brightest material (snow, a white wall, a
@@ -200,9 +210,8 @@ extension ExposureAnalysis {
   var medianNearTop: Double {
     let p = lightnessPercentiles
     guard p.count == 7 else { return 0 }
-    let (p1, p50, p99) = (p[0], p[3], p[6])
-    let span = p99 - p1
-    let position = span > 10 ? (p50 - p1) / span : 0
+    let span = lightnessSpan
+    let position = span > 10 ? (p[3] - p[0]) / span : 0
     return Sizing.ramp(position, from: 0.78, to: 0.86)
   }
 
