@@ -126,6 +126,28 @@ struct ClippedWhiteTests {
     #expect(abs(left) < 0.4 * abs(cast), "tint \(cast) → \(left) by \(config)")
   }
 
+  /// A ladybird on grass with a blown white (d14) given the harness's green casts: the
+  /// estimates read the green copies cooler than the photo (−0.25 → −0.37, −0.40) and they
+  /// were warmed with the tint fix. The white, clipped in green alone, reads the blue–amber
+  /// change exactly (none), so only the tint is taken out.
+  @Test(arguments: [0.1, 0.2])
+  func greenWhiteKeepsTheBlueAmberBalance(s: Double) throws {
+    let original = try CorrectionEvidenceTests.photo("d14")
+    let luma = ColorSpace.sRGB.lumaWeights
+    let k = Double(luma.r) + Double(luma.g) * (1 + s) + Double(luma.b)
+    let green = AnalysisFixtures.gained(original, 1 / k, (1 + s) / k, 1 / k)
+    let white = try #require(engine.analysis(of: green).color.clippedWhiteWarmth)
+    #expect(abs(white) < 0.02)
+    let config = try #require(engine.topSuggestion(for: green))
+    #expect(abs(config.value(of: .temperature)) < 0.02, "\(config)")
+    let fixed = green.applyingEditConfig(config)
+    let own = Self.colour(of: original, unclippedIn: green)
+    let cast = Self.colour(of: green, unclippedIn: green).tint - own.tint
+    let left = Self.colour(of: fixed, unclippedIn: green)
+    #expect(abs(left.tint - own.tint) < 0.4 * cast, "tint \(cast) → \(left) by \(config)")
+    #expect(abs(left.warmth - own.warmth) < 0.1, "warmth \(own.warmth) → \(left.warmth)")
+  }
+
   /// log2 R/B of the mean linear colour of `image` over the pixels with no channel at 0 or
   /// 255 in `mask`.
   static func warmth(of image: Image, unclippedIn mask: Image) -> Double {
