@@ -435,14 +435,14 @@ enum CastRemoval {
   /// reading, or nil when it shows none beyond ``clippedWhiteMinimum``. The photo's white was
   /// white before the colour was changed, so no doubt about the scene's own light applies.
   ///
-  /// A white that reads green (``clippedWhiteTintCast(_:)``) clipped in green alone, so its
-  /// red and blue are both below the top and their ratio is the blue–amber part of the change
-  /// exactly, however small (``ClippedWhite``): that reading stands for the cast on this axis,
-  /// 0 included, and the estimates are not asked. They read a green cast as cool or warm as
-  /// it changes which pixels count as too saturated: under the harness's green casts a
-  /// ladybird on grass (d14) went from −0.25 to −0.37 and −0.40 while its white read 0.00, and
-  /// was warmed by 0.33 and 0.39 with the tint fix (ΔE2000 from the photo 1.7 → 3.2 and
-  /// 3.1 → 4.0; the tint fix alone leaves 0.4 and 0.7).
+  /// A white that reads green (``clippedWhiteTintCast(_:)``) clipped in green alone: its red
+  /// and blue are both below the top, and their ratio is the blue–amber part of the change
+  /// exactly, however small (``ClippedWhite``). That reading then stands for the cast on this
+  /// axis, 0 included, and the estimates are not asked: a green cast moves them along it, as
+  /// it changes which pixels count as too saturated. Under the harness's green casts a
+  /// ladybird on grass (d14) read −0.37 and −0.40 against the photo's −0.25 while its white
+  /// read 0.00, and was warmed by 0.33 and 0.39 with the tint fix (ΔE2000 from the photo
+  /// 1.7 → 3.2 and 3.1 → 4.0; the tint fix alone leaves 0.4 and 0.7).
   static func clippedWhiteCast(_ a: PhotoAnalysis) -> Double? {
     guard let w = a.color.clippedWhiteWarmth else { return nil }
     if abs(w) >= clippedWhiteMinimum { return w }
