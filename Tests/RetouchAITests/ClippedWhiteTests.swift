@@ -133,9 +133,7 @@ struct ClippedWhiteTests {
   @Test(arguments: [0.1, 0.2])
   func greenWhiteKeepsTheBlueAmberBalance(s: Double) throws {
     let original = try CorrectionEvidenceTests.photo("d14")
-    let luma = ColorSpace.sRGB.lumaWeights
-    let k = Double(luma.r) + Double(luma.g) * (1 + s) + Double(luma.b)
-    let green = AnalysisFixtures.gained(original, 1 / k, (1 + s) / k, 1 / k)
+    let green = AnalysisFixtures.cast(original, .green, strength: s)
     let white = try #require(engine.analysis(of: green).color.clippedWhiteWarmth)
     #expect(abs(white) < 0.02)
     let config = try #require(engine.topSuggestion(for: green))
