@@ -52,6 +52,24 @@ struct LampSceneCastTests {
     #expect(abs(left) < 0.42 * abs(cast), "tint \(cast) → \(left) by \(String(describing: config))")
   }
 
+  /// A waterfall in a dark forest under a white sky (g04, read as dark on purpose and backlit)
+  /// under the harness's mild magenta cast, which the estimate and the grey pixels read alike
+  /// (−0.10): the dark frame counted as light shown and the cast was left whole. Its brightest
+  /// detail is white, so no pink light is shown: most of the cast goes, and the photo itself
+  /// is still left as it is.
+  @Test func mildMagentaCastUnderAWhiteSkyIsRemoved() throws {
+    let original = try CorrectionEvidenceTests.photo("g04")
+    #expect(engine.topSuggestion(for: original) == nil)
+    let cast = AnalysisFixtures.cast(original, .magenta, strength: 0.1)
+    let config = try #require(engine.topSuggestion(for: cast))
+    let fixed = cast.applyingEditConfig(config)
+    let own = ClippedWhiteTests.colour(of: original, unclippedIn: cast).tint
+    let given = ClippedWhiteTests.colour(of: cast, unclippedIn: cast).tint - own
+    let left = ClippedWhiteTests.colour(of: fixed, unclippedIn: cast).tint - own
+    #expect(given < -0.1, "\(given)")
+    #expect(abs(left) < 0.4 * abs(given), "tint \(given) → \(left) by \(config)")
+  }
+
   /// A father on a lawn at dusk (g64, flash, read as dark on purpose without its EXIF) under the
   /// strong cool cast: at the lamp-lit scene's trust (0.63) nearly half the cast stayed, at
   /// 0.92 under a third does.

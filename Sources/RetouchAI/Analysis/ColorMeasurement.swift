@@ -245,15 +245,21 @@ enum ColorMeasurement {
   /// - Parameter percentiles: ``ExposureAnalysis/lightnessPercentiles`` (the 1st and the 50th
   ///   are used).
   static func lightShown(_ highlightWarmth: Double?, percentiles p: [Double]) -> Double {
-    guard let w = highlightWarmth, p.count == 7 else { return 1 }
-    let pale =
-      1
-      - ExposureMeasurement.smoothstep(shownLightWarmth.lowerBound, shownLightWarmth.upperBound, w)
+    guard highlightWarmth != nil, p.count == 7 else { return 1 }
+    let pale = 1 - lightColoured(highlightWarmth)
     let black = min(max(p[0], 0), 90)
     let median = (p[3] - black) / (1 - black / 100)
     return 1
       - pale
       * ExposureMeasurement.smoothstep(daylightMedian.lowerBound, daylightMedian.upperBound, median)
+  }
+
+  /// How clearly the brightest detail (``HighlightColor``) is coloured like warm light
+  /// (0...1, ``shownLightWarmth``); 1 without a reading (the doubt is kept).
+  static func lightColoured(_ highlightWarmth: Double?) -> Double {
+    guard let w = highlightWarmth else { return 1 }
+    return ExposureMeasurement.smoothstep(
+      shownLightWarmth.lowerBound, shownLightWarmth.upperBound, w)
   }
 
   /// How backlit the frame is with its own light in the picture: ``ExposureAnalysis/backlit``
