@@ -245,8 +245,8 @@ enum ColorMeasurement {
   /// - Parameter percentiles: ``ExposureAnalysis/lightnessPercentiles`` (the 1st and the 50th
   ///   are used).
   static func lightShown(_ highlightWarmth: Double?, percentiles p: [Double]) -> Double {
-    guard highlightWarmth != nil, p.count == 7 else { return 1 }
-    let pale = 1 - lightColoured(highlightWarmth)
+    guard let w = highlightWarmth, p.count == 7 else { return 1 }
+    let pale = 1 - lightColoured(w)
     let black = min(max(p[0], 0), 90)
     let median = (p[3] - black) / (1 - black / 100)
     return 1
