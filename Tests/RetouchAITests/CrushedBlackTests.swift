@@ -288,6 +288,52 @@ struct CrushedBlackTests {
     #expect(config.value(of: .noiseReduction) > 0, "\(config)")
   }
 
+  /// The key read once a crush is undone (``ExposureMeasurement/restoredKey(_:total:crush:)``):
+  /// a frame of greys crushed by 0.10 and restored at 0.10 has the key it had before (within
+  /// the histogram's bin width), a restore at 0 leaves the key as it is, and a half restore
+  /// lands between.
+  @Test func restoredKeyIsTheKeyBeforeTheCrush() {
+    let bins = PixelStatistics.histogramBins
+    let levels = stride(from: 0.12, through: 0.9, by: 0.02).map { $0 }
+    func histogram(_ encoded: [Double]) -> [Int] {
+      var h = [Int](repeating: 0, count: bins)
+      for e in encoded {
+        h[Int((SRGBTables.decodeExact(e) * Double(bins - 1)).rounded())] += 100
+      }
+      return h
+    }
+    let original = histogram(levels)
+    let crushed = histogram(levels.map { max(0, ($0 - 0.10) / 0.90) })
+    let total = 100 * levels.count
+    let key = ExposureMeasurement.restoredKey(original, total: total, crush: 0)
+    let crushedKey = ExposureMeasurement.restoredKey(crushed, total: total, crush: 0)
+    let restored = ExposureMeasurement.restoredKey(crushed, total: total, crush: 0.10)
+    let half = ExposureMeasurement.restoredKey(crushed, total: total, crush: 0.05)
+    #expect(crushedKey < 0.8 * key, "\(crushedKey) against \(key)")
+    #expect(abs(restored - key) < 0.01 * key, "\(restored) against \(key)")
+    #expect(half > crushedKey && half < restored, "\(crushedKey) < \(half) < \(restored)")
+  }
+
+  /// A pier in grey fog (d20, no white in it: the fog is the scene) is left alone. Crushed by
+  /// the harness's 0.10, its key fell under the bright key (0.169 → 0.112) and its missing
+  /// white read as underexposure: Brighten +1.2 EV led and took the fog to white (ΔE2000 4.2 →
+  /// 10.0 from the photo). The key read with the crush undone keeps it bright: Lift Shadows
+  /// leads with the crush's inverse and brings the copy closer to the photo.
+  @Test func crushedFogIsNotBrightened() throws {
+    let photo = try AnalysisFixtures.decode("d20").image
+    #expect(engine.autoEdit(for: photo) == nil, "the untouched photo is good as it is")
+    let copy = Self.crushed(photo, 0.10)
+    let analysis = engine.analysis(of: copy)
+    let read = try #require(analysis.exposure.crushedBlack)
+    #expect(read > 0.03, "read \(read)")
+    #expect(analysis.exposure.suggestedEV < 0.5, "\(analysis.exposure.suggestedEV)")
+    let config = try #require(engine.autoEdit(for: copy))
+    #expect(config.value(of: .blackPoint) < 0, "\(config)")
+    #expect(config.value(of: .exposure) < 0.5, "\(config)")
+    let (before, after) = AnalysisFixtures.difference(of: copy, from: photo, fixedBy: config)
+    #expect(after < before, "ΔE*ab \(before) → \(after)")
+  }
+
   /// A sunlit portrait (g47) and tomatoes on the vine (g68) crushed by the harness's mild 0.05
   /// at 768 px: shrunk to the analysis copy, averaging spreads the clip over codes 1–3 and the
   /// copy reads no crush or too little; at the photo's own size the spike reads the black point

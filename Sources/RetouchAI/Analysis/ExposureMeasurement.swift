@@ -211,6 +211,21 @@ enum ExposureMeasurement {
         log2(y(brightest) / y(darkest)))
   }
 
+  /// The key (log-average linear luminance) of the luminance histogram `hist` once a crush of
+  /// black point `crush` is undone by its exact inverse, `e' = b + (1 − b)·e` on the encoded
+  /// value (what Lift Shadows applies, ``ToneFit/blackPointRestore(level:)``), each bin's
+  /// luminance encoded as a grey's would be.
+  static func restoredKey(_ hist: [Int], total: Int, crush b: Double) -> Double {
+    let bins = hist.count
+    var sumLog = 0.0
+    for i in 0..<bins where hist[i] != 0 {
+      let e = SRGBTables.encodeExact(Double(i) / Double(bins - 1))
+      let y = SRGBTables.decodeExact(b + (1 - b) * e)
+      sumLog += Double(hist[i]) * log(y + keyEpsilon)
+    }
+    return exp(sumLog / Double(max(1, total))) - keyEpsilon
+  }
+
   /// `log(Y + keyEpsilon)` at the centre of each luminance histogram bin.
   static let logOfBin: [Float] = (0..<PixelStatistics.histogramBins).map {
     Float(log(Double($0) / Double(PixelStatistics.histogramBins - 1) + keyEpsilon))
@@ -225,6 +240,22 @@ enum ExposureMeasurement {
     var softness = 0.0
     /// The colour of the brightest unclipped detail (``HighlightColor``), when read.
     var highlightWarmth: Double? = nil
+    /// The photo at its own size, where the crush is read again (``FullResolution``); nil
+    /// when only the copy is measured.
+    var fullResolution: FullResolution? = nil
+  }
+
+  /// The photo an analysis copy stands for, at its own size: where
+  /// ``fullResolutionCrush(_:noiseSigma:exposure:copyIsPhoto:)`` reads the crushed black point.
+  /// Cost: a point-sampled pass over at most 3 MP (``fullResolutionFloors(_:)``), skipped where
+  /// the copy is the photo and read no crush.
+  struct FullResolution: Sendable {
+    /// The picture at its own size (the region inside a frame of flat bars).
+    var picture: PhotoRegion
+    /// Its grain (``NoiseAnalysis/sigma``) when measured.
+    var noiseSigma: Double?
+    /// Whether the picture is no larger than the copy, which then was not resampled.
+    var copyIsPhoto: Bool
   }
 
   /// The exposure facts, and how sure we are that a dark photo is dark on purpose (0...1): by
@@ -475,14 +506,27 @@ enum ExposureMeasurement {
     // same fades as above keep the scene's own darkness: a night or low-key frame, night's
     // light, no picture to expose. A face says more than the whites: it bounds the lift.
     // On a soft photo, only the part of the missing white a blur cannot explain (`cut`).
+    // A crush lowers the key as well (the pier in fog crushed by 0.10: 0.169 → 0.112, read
+    // as a lack of light and brightened by 1.2 EV), so that judgement reads the key the photo
+    // has once Lift Shadows undoes the crush (``restoredKey(_:total:crush:)``).
+    let copyCrush = crushedBlack(
+      stats.floorHistogram, total: stats.pixelCount, pureBlack: blackShare)
+    let crush =
+      input.fullResolution.map { full in
+        fullResolutionCrush(
+          fullResolutionFloors(full.picture), noiseSigma: full.noiseSigma,
+          copyReading: copyCrush, darkOnPurpose: mood >= 0.5, sceneEV100: sceneEV,
+          shadowClipping: blackShare, copyIsPhoto: full.copyIsPhoto)
+      } ?? copyCrush
     if cut > missingWhiteFade.lowerBound, mood < 0.5, litScene > 0,
       input.capture.flashFired != true
     {
       let piled = readsAsClip(white, ceilings: stats.ceilingHistogram, total: stats.pixelCount)
+      let restored = crush > 0 ? restoredKey(hist, total: stats.pixelCount, crush: crush) : key
       let lift =
         min(cut, faceRegion == nil ? maxBrighten : subjectEV)
         * smoothstep(missingWhiteFade.lowerBound, missingWhiteFade.upperBound, cut)
-        * (piled ? 1 : 1 - smoothstep(targetKey, brightKey, key))
+        * (piled ? 1 : 1 - smoothstep(targetKey, brightKey, restored))
         * (1 - smoothstep(lowKeyBlackShare.lowerBound, lowKeyBlackShare.upperBound, blackShare))
         * picture * litScene
       ev = max(ev, min(lift, maxBrighten))
@@ -513,8 +557,7 @@ enum ExposureMeasurement {
       subjectLuminance: subjectMean, sceneEV100: sceneEV, isDarkOnPurpose: darkOnPurpose,
       suggestedEV: ev, blownShare: blownShare,
       channelFloor: channelFloor(stats.floorHistogram, total: stats.pixelCount),
-      crushedBlack: crushedBlack(
-        stats.floorHistogram, total: stats.pixelCount, pureBlack: blackShare),
+      crushedBlack: crush,
       missingWhiteEV: missingWhite,
       liftedBlack: liftedBlack(stats.floorHistogram, bottom: bottom, total: stats.pixelCount),
       blackBottom: Double(bottom) / 255, clippedColourShare: colourClip)
@@ -870,21 +913,32 @@ enum ExposureMeasurement {
     _ count: @autoclosure () -> BlackCount, noiseSigma: Double?, exposure: ExposureAnalysis,
     copyIsPhoto: Bool = false
   ) -> Double {
+    fullResolutionCrush(
+      count(), noiseSigma: noiseSigma, copyReading: exposure.crushedBlack ?? 0,
+      darkOnPurpose: exposure.isDarkOnPurpose, sceneEV100: exposure.sceneEV100,
+      shadowClipping: exposure.shadowClipping, copyIsPhoto: copyIsPhoto)
+  }
+
+  /// ``fullResolutionCrush(_:noiseSigma:exposure:copyIsPhoto:)`` from the exposure facts it
+  /// reads, for the exposure measurement, which reads the crush before it judges the key.
+  static func fullResolutionCrush(
+    _ count: @autoclosure () -> BlackCount, noiseSigma: Double?, copyReading: Double,
+    darkOnPurpose: Bool, sceneEV100: Double?, shadowClipping: Double, copyIsPhoto: Bool
+  ) -> Double {
     let clean =
       1
       - smoothstep(grainyCrushSigma.lowerBound, grainyCrushSigma.upperBound, noiseSigma ?? 0)
-    let copy = (exposure.crushedBlack ?? 0) * (copyIsPhoto ? clean : 1)
-    guard !exposure.isDarkOnPurpose, !(copyIsPhoto && copy == 0) else { return copy }
+    let copy = copyReading * (copyIsPhoto ? clean : 1)
+    guard !darkOnPurpose, !(copyIsPhoto && copy == 0) else { return copy }
     let count = count()
     let full = crushedBlack(
       count.floors, total: count.total,
       pureBlack: Double(count.pureBlack) / Double(max(1, count.total)),
       cap: maxFullResolutionCrushedBlack)
     guard full > copy else { return copy }
-    let lit = smoothstep(
-      dimSceneEV100.lowerBound, dimSceneEV100.upperBound, exposure.sceneEV100 ?? 10)
+    let lit = smoothstep(dimSceneEV100.lowerBound, dimSceneEV100.upperBound, sceneEV100 ?? 10)
     let lowKey = smoothstep(
-      lowKeyBlackShare.lowerBound, lowKeyBlackShare.upperBound, exposure.shadowClipping)
+      lowKeyBlackShare.lowerBound, lowKeyBlackShare.upperBound, shadowClipping)
     let regions =
       noiseSigma == nil
       ? smoothstep(clumpedCrush.lowerBound, clumpedCrush.upperBound, count.clumped) : 1

@@ -104,11 +104,18 @@ public struct PhotoAnalyzer: Sendable {
     _ picture: PhotoRegion, copy small: Image, metadata: PhotoMetadata?, measureNoise: Bool,
     alongside: @Sendable () -> Extra
   ) -> (analysis: PhotoAnalysis, extra: Extra) {
+    // Grain first: the crush read at the photo's own size (as the exposure is judged) needs it.
+    let sigma = measureNoise ? NoiseMeasurement.sigma(of: picture) : nil
     var (analysis, extra) = analyzeSmall(
       small, fullSize: picture.size, metadata: metadata,
-      photo: picture.size.longEdge > small.size.longEdge ? picture : nil, alongside: alongside)
-    if measureNoise { analysis.noise = Self.noise(of: picture, analysis: analysis) }
-    measureFullResolution(of: picture, small: small, analysis: &analysis)
+      photo: picture.size.longEdge > small.size.longEdge ? picture : nil,
+      fullResolution: ExposureMeasurement.FullResolution(
+        picture: picture, noiseSigma: sigma,
+        copyIsPhoto: picture.pixelCount <= small.pixelCount),
+      alongside: alongside)
+    analysis.noise = sigma.map {
+      Self.noiseAnalysis(sigma: $0, meanLuma: analysis.exposure.meanLuma)
+    }
     return (analysis, extra)
   }
 
@@ -142,6 +149,7 @@ public struct PhotoAnalyzer: Sendable {
   /// off `topSuggestion`, 4 × 40 interleaved `retouch-bench ai` runs).
   func analyzeSmall<Extra: Sendable>(
     _ small: Image, fullSize: PixelSize, metadata: PhotoMetadata?, photo: PhotoRegion? = nil,
+    fullResolution: ExposureMeasurement.FullResolution? = nil,
     alongside: @Sendable () -> Extra
   ) -> (analysis: PhotoAnalysis, extra: Extra) {
     let copy = small.format == .rgb8 ? small : AnalysisCopy.make(from: small)
@@ -188,20 +196,18 @@ public struct PhotoAnalyzer: Sendable {
     let colourSlot = Slot<(SharpnessAnalysis, ExposureAnalysis, ColorAnalysis, SceneFeatures)?>(
       nil)
     let inputs = MeasuredInputs(
-      measured: measured, subject: subject, faces: faces, capture: capture, copy: copy)
+      measured: measured, subject: subject, faces: faces, capture: capture, copy: copy,
+      fullResolution: fullResolution)
     DispatchQueue.concurrentPerform(iterations: 2) { side in
       if side == 0 {
         extraSlot.value = alongside()
       } else {
-        colourSlot.value = Self.exposureAndColour(
-          inputs.measured, subject: inputs.subject, faces: inputs.faces,
-          capture: inputs.capture, copy: inputs.copy)
+        colourSlot.value = Self.exposureAndColour(inputs)
       }
     }
     let (sharpness, exposure, color, sceneFeatures) =
       colourSlot.value
-      ?? Self.exposureAndColour(
-        measured, subject: subject, faces: faces, capture: capture, copy: copy)
+      ?? Self.exposureAndColour(inputs)
     var analysis = PhotoAnalysis(
       pixelSize: fullSize, exposure: exposure, color: color, faces: faces, subject: subject,
       noise: nil, sharpness: sharpness, sceneScores: [:], capture: capture,
@@ -229,26 +235,27 @@ public struct PhotoAnalyzer: Sendable {
     let faces: [FaceObservation]
     let capture: CaptureFacts
     let copy: Image
+    let fullResolution: ExposureMeasurement.FullResolution?
   }
 
   /// Softness, exposure, then colour, then the scene features measured once more with the
   /// measured cast removed (sky, foliage and lamp colours for the indoor score).
   private static func exposureAndColour(
-    _ measured: StatisticsSide, subject: SubjectAnalysis, faces: [FaceObservation],
-    capture: CaptureFacts, copy: Image
+    _ inputs: MeasuredInputs
   ) -> (SharpnessAnalysis, ExposureAnalysis, ColorAnalysis, SceneFeatures) {
-    let sharpness = SharpnessMeasurement.measure(measured.stats, subject: subject)
+    let measured = inputs.measured
+    let sharpness = SharpnessMeasurement.measure(measured.stats, subject: inputs.subject)
     let (exposure, lights, blueLight) = ExposureMeasurement.measure(
       .init(
-        stats: measured.stats, subject: subject, faces: faces, capture: capture,
-        softness: SharpnessMeasurement.softness(sharpness),
-        highlightWarmth: measured.highlightWarmth))
+        stats: measured.stats, subject: inputs.subject, faces: inputs.faces,
+        capture: inputs.capture, softness: SharpnessMeasurement.softness(sharpness),
+        highlightWarmth: measured.highlightWarmth, fullResolution: inputs.fullResolution))
     let color = ColorMeasurement.measure(
       measured.stats, exposure: exposure, lights: lights, blueLight: blueLight,
       greyPixels: measured.greyPixels, highlightWarmth: measured.highlightWarmth,
       clippedWhite: measured.clippedWhite, veil: measured.veil)
     var features = measured.features
-    features.measureOnceBalanced(copy, illuminant: color.illuminant)
+    features.measureOnceBalanced(inputs.copy, illuminant: color.illuminant)
     return (sharpness, exposure, color, features)
   }
 
@@ -300,21 +307,6 @@ public struct PhotoAnalyzer: Sendable {
   private final class Slot<Value>: @unchecked Sendable {
     var value: Value
     init(_ value: Value) { self.value = value }
-  }
-
-  /// The readings of an analysis made on `small` that the picture at its own size, `picture`,
-  /// reads better: the crushed black point
-  /// (``ExposureMeasurement/fullResolutionCrush(_:noiseSigma:exposure:copyIsPhoto:)``),
-  /// judged with the grain when `analysis` has it; also when `picture` is no larger than the
-  /// copy, whose own reading then counted grain as well. Cost: a point-sampled pass over at
-  /// most 3 MP (`suggestions` on 12 MP: no measurable change in `retouch-bench ai`), skipped
-  /// where the copy is the photo and read no crush.
-  private func measureFullResolution(
-    of picture: PhotoRegion, small: Image, analysis: inout PhotoAnalysis
-  ) {
-    analysis.exposure.crushedBlack = ExposureMeasurement.fullResolutionCrush(
-      ExposureMeasurement.fullResolutionFloors(picture), noiseSigma: analysis.noise?.sigma,
-      exposure: analysis.exposure, copyIsPhoto: picture.pixelCount <= small.pixelCount)
   }
 
   /// Grain of the full-resolution photo, to add to an analysis made with
