@@ -96,6 +96,39 @@ struct MissingWhiteTests {
     let pile = ExposureMeasurement.whiteTop(small, total: total)
     #expect(pile.pile < ExposureMeasurement.largeTopPile, "\(pile)")
     #expect(ExposureMeasurement.readsAsClip(pile, ceilings: small, total: total))
+    #expect(ExposureMeasurement.standsOut(pile, ceilings: small, total: total))
+    // The thin top edge of a smooth grey (9 % a code over four codes, then 2.4 % on the top
+    // code): a small pile too, but an eighth of what the codes under it hold.
+    var edge = [Int](repeating: 0, count: 256)
+    for code in 178...181 { edge[code] = 9_000 }
+    edge[183] = 2_400
+    for code in 40...119 { edge[code] = 770 }
+    let plateau = ExposureMeasurement.whiteTop(edge, total: total)
+    #expect(plateau.code == 183 && plateau.pile < ExposureMeasurement.largeTopPile, "\(plateau)")
+    #expect(ExposureMeasurement.readsAsClip(plateau, ceilings: edge, total: total))
+    #expect(!ExposureMeasurement.standsOut(plateau, ceilings: edge, total: total))
+  }
+
+  /// A thin pile proves only a cut past ``ExposureMeasurement/thinPileCut``. The pier in fog
+  /// (d20) half a stop over, as the harness overexposes it, ends its grey top in a thin edge
+  /// 0.57 EV under white, which had read as whites lowered by a cut: the copy was brightened
+  /// by 0.54 EV (ΔE2000 6.2 → 12.6 from the photo). It is not brightened now. A leaf on
+  /// snow (g84) 1.3 EV under ends its whites in a thin pile too, 1.5 EV under white, with a
+  /// key as bright as the fog's: it is still brightened by about the cut.
+  @Test func aThinPileProvesOnlyALargeCut() throws {
+    let fog = try AnalysisFixtures.decode("d20").image
+    let over = pow(2, 0.5)
+    let brighter = AnalysisFixtures.gained(fog, over, over, over)
+    let exposure = engine.analysis(of: brighter).exposure
+    #expect(exposure.suggestedEV <= 0, "\(exposure.suggestedEV)")
+    #expect((engine.topSuggestion(for: brighter)?.value(of: .exposure) ?? 0) <= 0)
+    let snow = try AnalysisFixtures.decode("g84").image
+    let under = pow(2, -1.3)
+    let darker = AnalysisFixtures.gained(snow, under, under, under)
+    let analysis = engine.analysis(of: darker).exposure
+    #expect(analysis.keyLuminance > ExposureMeasurement.brightKey, "\(analysis.keyLuminance)")
+    let config = try #require(engine.topSuggestion(for: darker))
+    #expect(config.value(of: .exposure) > 1.0, "\(config)")
   }
 
   /// Bright frames without a lowered clip at their top, whose key reads them bright: the top

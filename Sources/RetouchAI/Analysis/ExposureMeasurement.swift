@@ -523,10 +523,17 @@ enum ExposureMeasurement {
     {
       let piled = readsAsClip(white, ceilings: stats.ceilingHistogram, total: stats.pixelCount)
       let restored = crush > 0 ? restoredKey(hist, total: stats.pixelCount, crush: crush) : key
+      let keyFade = 1 - smoothstep(targetKey, brightKey, restored)
+      // A small pile that does not stand out from the codes under it proves a cut only past
+      // what a colour cast or the scene's own lack of white explains (``thinPileCut``).
+      let proof =
+        !piled
+        ? keyFade
+        : standsOut(white, ceilings: stats.ceilingHistogram, total: stats.pixelCount)
+          ? 1 : max(keyFade, smoothstep(thinPileCut.lowerBound, thinPileCut.upperBound, cut))
       let lift =
         min(cut, faceRegion == nil ? maxBrighten : subjectEV)
-        * smoothstep(missingWhiteFade.lowerBound, missingWhiteFade.upperBound, cut)
-        * (piled ? 1 : 1 - smoothstep(targetKey, brightKey, restored))
+        * smoothstep(missingWhiteFade.lowerBound, missingWhiteFade.upperBound, cut) * proof
         * (1 - smoothstep(lowKeyBlackShare.lowerBound, lowKeyBlackShare.upperBound, blackShare))
         * picture * litScene
       ev = max(ev, min(lift, maxBrighten))
@@ -602,6 +609,17 @@ enum ExposureMeasurement {
   /// How many times the pile must hold what three codes under it hold on average (see
   /// ``largeTopPile``).
   static let largePileStep = 1.5
+  /// How many times a pile under ``largeTopPile`` must hold what three codes under it hold on
+  /// average to stand out (``standsOut(_:ceilings:total:)``): the lowered whites of a bridge
+  /// 0.7 EV under hold 0.23 times as much, the thin top edge of the pier in fog below 0.10.
+  static let smallPileStep = 0.15
+  /// The missing white (EV) over which a pile that does not stand out proves a cut whatever
+  /// the key says, fading in to the upper end. A pier in fog half a stop over ends its grey
+  /// top (8–11 % a code) in a thin edge on the top code (2 % of the frame, a tenth of the
+  /// codes under it), 0.57 EV under white: read as a cut, it was brightened by 0.54 EV. The
+  /// whites of a leaf on snow 1.3 and 2 EV under also end in thin piles (0.06 and 0.02 of
+  /// the codes under them), 1.5 and 2.2 EV under white, with keys as bright as the fog's.
+  static let thinPileCut = 0.6...1.0
   /// Codes under the brightest channel's top searched for a pile: a sharpening resize
   /// (Lanczos) overshoots a flat white's edges by up to about 8 codes, and its overshoot holds
   /// a tenth of a percent of a 512 px copy, more than ``strayShare``.
@@ -652,6 +670,19 @@ enum ExposureMeasurement {
     guard white.pile >= largeTopPile else { return true }
     let under = share(of: ceilings, from: white.code - 7, through: white.code - 2, total: total)
     return white.pile >= largePileStep * under / 2
+  }
+
+  /// Whether a pile at the brightest channel's top that ``readsAsClip(_:ceilings:total:)``
+  /// stands out from the codes just under it: a large pile always does (its reading demands
+  /// it), a smaller one when it holds ``smallPileStep`` times what three codes under it hold
+  /// on average. A clip lowered by a gain puts all its pixels on one code; the thin top edge
+  /// of a smooth bright area holds a fraction of the codes under it.
+  static func standsOut(_ white: (code: Int, pile: Double), ceilings: [Int], total: Int)
+    -> Bool
+  {
+    guard white.pile < largeTopPile else { return true }
+    let under = share(of: ceilings, from: white.code - 7, through: white.code - 2, total: total)
+    return white.pile >= smallPileStep * under / 2
   }
 
   /// How far the brightest channel's top `code` (``whiteTop(_:total:)``) sits below white,
