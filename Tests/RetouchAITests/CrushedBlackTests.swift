@@ -218,34 +218,36 @@ struct CrushedBlackTests {
     let floors = Array(Self.floors(spike: 0.05, density: 0.004)[0..<5])
     let full = ExposureMeasurement.crushedBlack(floors, total: 100_000)
     #expect(abs(full - 12.5 / 255) < 1e-9, "\(full)")
-    func exposure(ev: Double?, black: Double = 0.04, dark: Bool = false) -> ExposureAnalysis {
-      ExposureAnalysis(
-        meanLuminance: 0.15, keyLuminance: 0.1, lightnessPercentiles: [], lightnessDeviation: 20,
-        shadowClipping: black, highlightClipping: 0, subjectLuminance: 0.15, sceneEV100: ev,
-        isDarkOnPurpose: dark, suggestedEV: 0, crushedBlack: 0.01)
+    /// The exposure facts the reading takes: EV100, pure-black share, dark on purpose, and
+    /// the copy's own reading.
+    struct Facts {
+      var ev: Double?
+      var black = 0.04
+      var dark = false
+      var copy = 0.01
     }
     func read(
-      _ e: ExposureAnalysis, clumped: Double = 0.9, sigma: Double? = nil, copyIsPhoto: Bool = false
+      _ f: Facts, clumped: Double = 0.9, sigma: Double? = nil, copyIsPhoto: Bool = false
     ) -> Double {
       ExposureMeasurement.fullResolutionCrush(
-        .init(floors: floors, total: 100_000, clumped: clumped), noiseSigma: sigma, exposure: e,
+        .init(floors: floors, total: 100_000, clumped: clumped), noiseSigma: sigma,
+        copyReading: f.copy, darkOnPurpose: f.dark, sceneEV100: f.ev, shadowClipping: f.black,
         copyIsPhoto: copyIsPhoto)
     }
-    #expect(abs(read(exposure(ev: nil)) - full) < 1e-12)
-    #expect(abs(read(exposure(ev: 13), sigma: 1.0) - full) < 1e-12)
-    #expect(read(exposure(ev: 5)) == 0.01)
-    let half = read(exposure(ev: 7))
+    #expect(abs(read(Facts(ev: nil)) - full) < 1e-12)
+    #expect(abs(read(Facts(ev: 13), sigma: 1.0) - full) < 1e-12)
+    #expect(read(Facts(ev: 5)) == 0.01)
+    let half = read(Facts(ev: 7))
     #expect(abs(half - (0.01 + full) / 2) < 1e-9, "\(half)")
-    #expect(read(exposure(ev: nil, black: 0.35)) == 0.01)
-    #expect(read(exposure(ev: nil, dark: true)) == 0.01)
-    #expect(read(exposure(ev: nil), clumped: 0.4) == 0.01)
-    #expect(read(exposure(ev: nil), sigma: 3) == 0.01)
+    #expect(read(Facts(ev: nil, black: 0.35)) == 0.01)
+    #expect(read(Facts(ev: nil, dark: true)) == 0.01)
+    #expect(read(Facts(ev: nil), clumped: 0.4) == 0.01)
+    #expect(read(Facts(ev: nil), sigma: 3) == 0.01)
     // Measured clean grain speaks for itself: zeros of fine dark detail, less clumped, count.
-    #expect(abs(read(exposure(ev: nil), clumped: 0.4, sigma: 1.0) - full) < 1e-12)
-    #expect(read(exposure(ev: nil), clumped: 0.4, sigma: 3) == 0.01)
+    #expect(abs(read(Facts(ev: nil), clumped: 0.4, sigma: 1.0) - full) < 1e-12)
+    #expect(read(Facts(ev: nil), clumped: 0.4, sigma: 3) == 0.01)
     // A copy that read more keeps its reading.
-    var more = exposure(ev: nil)
-    more.crushedBlack = 0.06
+    let more = Facts(ev: nil, copy: 0.06)
     #expect(read(more) == 0.06)
     #expect(read(more, sigma: 3) == 0.06)
     // Unless the copy was the photo itself (not resampled) and grainy: it counted the noise.
@@ -305,7 +307,13 @@ struct CrushedBlackTests {
     let original = histogram(levels)
     let crushed = histogram(levels.map { max(0, ($0 - 0.10) / 0.90) })
     let total = 100 * levels.count
+    // The log-average of the greys themselves, which the histogram holds to within its bins.
+    let exact =
+      exp(
+        levels.map { log(SRGBTables.decodeExact($0) + ExposureMeasurement.keyEpsilon) }
+          .reduce(0, +) / Double(levels.count)) - ExposureMeasurement.keyEpsilon
     let key = ExposureMeasurement.restoredKey(original, total: total, crush: 0)
+    #expect(abs(key - exact) < 0.005 * exact, "\(key) against \(exact)")
     let crushedKey = ExposureMeasurement.restoredKey(crushed, total: total, crush: 0)
     let restored = ExposureMeasurement.restoredKey(crushed, total: total, crush: 0.10)
     let half = ExposureMeasurement.restoredKey(crushed, total: total, crush: 0.05)

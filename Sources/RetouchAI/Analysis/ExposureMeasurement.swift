@@ -246,7 +246,8 @@ enum ExposureMeasurement {
   }
 
   /// The photo an analysis copy stands for, at its own size: where
-  /// ``fullResolutionCrush(_:noiseSigma:exposure:copyIsPhoto:)`` reads the crushed black point.
+  /// ``fullResolutionCrush(_:noiseSigma:copyReading:darkOnPurpose:sceneEV100:shadowClipping:copyIsPhoto:)``
+  /// reads the crushed black point.
   /// Cost: a point-sampled pass over at most 3 MP (``fullResolutionFloors(_:)``), skipped where
   /// the copy is the photo and read no crush.
   struct FullResolution: Sendable {
@@ -668,8 +669,16 @@ enum ExposureMeasurement {
   {
     guard white.pile >= minimumTopPile else { return false }
     guard white.pile >= largeTopPile else { return true }
+    return pileStep(white, ceilings: ceilings, total: total) >= largePileStep
+  }
+
+  /// How many times the pile at the brightest channel's top holds what three codes just under
+  /// it hold on average (codes 2–7 under its code; infinite when those are empty).
+  static func pileStep(_ white: (code: Int, pile: Double), ceilings: [Int], total: Int)
+    -> Double
+  {
     let under = share(of: ceilings, from: white.code - 7, through: white.code - 2, total: total)
-    return white.pile >= largePileStep * under / 2
+    return under > 0 ? white.pile / (under / 2) : .infinity
   }
 
   /// Whether a pile at the brightest channel's top that ``readsAsClip(_:ceilings:total:)``
@@ -680,9 +689,8 @@ enum ExposureMeasurement {
   static func standsOut(_ white: (code: Int, pile: Double), ceilings: [Int], total: Int)
     -> Bool
   {
-    guard white.pile < largeTopPile else { return true }
-    let under = share(of: ceilings, from: white.code - 7, through: white.code - 2, total: total)
-    return white.pile >= smallPileStep * under / 2
+    white.pile >= largeTopPile
+      || pileStep(white, ceilings: ceilings, total: total) >= smallPileStep
   }
 
   /// How far the brightest channel's top `code` (``whiteTop(_:total:)``) sits below white,
@@ -762,7 +770,8 @@ enum ExposureMeasurement {
   ///
   /// The copy's resampling also spreads the pile (the harness's copies are 768 px): where the
   /// photo is larger than its copy the reading is made again at the photo's own size
-  /// (``fullResolutionCrush(_:noiseSigma:exposure:copyIsPhoto:)``), capped at `cap`.
+  /// (``fullResolutionCrush(_:noiseSigma:copyReading:darkOnPurpose:sceneEV100:shadowClipping:copyIsPhoto:)``),
+  /// capped at `cap`.
   static func crushedBlack(
     _ floors: [Int], total: Int, pureBlack: Double = 0, cap: Double = maxCrushedBlack
   ) -> Double {
@@ -898,7 +907,8 @@ enum ExposureMeasurement {
   static let grainyCrushSigma = 1.5...2.5
 
   /// The largest black-point move
-  /// ``fullResolutionCrush(_:noiseSigma:exposure:copyIsPhoto:)`` reports.
+  /// ``fullResolutionCrush(_:noiseSigma:copyReading:darkOnPurpose:sceneEV100:shadowClipping:copyIsPhoto:)``
+  /// reports.
   static let maxFullResolutionCrushedBlack = 0.10
 
   /// The scene brightness (EV100 from the EXIF) over which the full-resolution crush reading
@@ -908,7 +918,7 @@ enum ExposureMeasurement {
 
   /// ``ExposureAnalysis/crushedBlack`` read again from the photo at its own resolution
   /// (``fullResolutionFloors(_:)``), where the analysis copy's resampling has not spread the
-  /// clip's spike over the codes next to it: the larger of that and `exposure`'s own reading,
+  /// clip's spike over the codes next to it: the larger of that and the copy's (`copyReading`),
   /// as far as the scene is lit.
   ///
   /// The copy's reading misses most mild crushes: shrinking the harness's 768 px copies to
@@ -940,18 +950,10 @@ enum ExposureMeasurement {
   /// got their black point lowered with Clean Up). Such a copy that read no crush at all had
   /// no spike to read, which the count would find again: `count` is then not made (skipping
   /// it took `topSuggestion` on a 512 px copy from 16.6 to 15.1 ms median).
-  static func fullResolutionCrush(
-    _ count: @autoclosure () -> BlackCount, noiseSigma: Double?, exposure: ExposureAnalysis,
-    copyIsPhoto: Bool = false
-  ) -> Double {
-    fullResolutionCrush(
-      count(), noiseSigma: noiseSigma, copyReading: exposure.crushedBlack ?? 0,
-      darkOnPurpose: exposure.isDarkOnPurpose, sceneEV100: exposure.sceneEV100,
-      shadowClipping: exposure.shadowClipping, copyIsPhoto: copyIsPhoto)
-  }
-
-  /// ``fullResolutionCrush(_:noiseSigma:exposure:copyIsPhoto:)`` from the exposure facts it
-  /// reads, for the exposure measurement, which reads the crush before it judges the key.
+  ///
+  /// Read inside the exposure measurement, before the key is judged (a crush lowers it), so
+  /// it takes the facts it needs from there: the copy's own reading, whether the photo is
+  /// dark on purpose, the scene's EV100 and the pure-black share.
   static func fullResolutionCrush(
     _ count: @autoclosure () -> BlackCount, noiseSigma: Double?, copyReading: Double,
     darkOnPurpose: Bool, sceneEV100: Double?, shadowClipping: Double, copyIsPhoto: Bool
