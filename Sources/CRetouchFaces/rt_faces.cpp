@@ -310,12 +310,17 @@ RT_WIDE void extract(const uint8_t *img, long nr, long nc, long step, const Size
   I16 lane;
   for (int i = 0; i < 16; i++) lane[i] = i;
   const auto *orientationTable = orientation_table();
+#if defined(__AVX512F__)
+  const long cellsRead = hw;  // the votes read whole vectors of cells
+#else
+  const long cellsRead = hc;  // the scalar votes stop at the last cell that is read
+#endif
   // The horizontal vote weights of each pixel (the same in every row), zero where dlib's 8-lane
   // loop does not count the pixel (outside 1..<vecEnd): vx1 for its left cell, vx0 its right.
   std::vector<float> horizontal((size_t)(2 * 8 * vw));
   float *vxLeft = horizontal.data(), *vxRight = vxLeft + 8 * vw;
   for (int q = 0; q < 8; q++) {
-    for (long C = -2; C < hw; C += 16) {
+    for (long C = -2; C < cellsRead; C += 16) {
       const I16 x = (lane + (int)C) * 8 + q;
       // Cell coordinates as dlib's vector code computes them: (x + 0.5) / 8 + 0.5.
       const V16 xp = (__builtin_convertvector(x, V16) + 0.5f) / (float)kCell + 0.5f;
@@ -355,7 +360,7 @@ RT_WIDE void extract(const uint8_t *img, long nr, long nc, long step, const Size
       const uint8_t *left = q > 0 ? mid + (q - 1) * pw + 3 : mid + 7 * pw + 2;
       const uint8_t *right = q < 7 ? mid + (q + 1) * pw + 3 : mid + 4;
       const uint8_t *above = up + q * pw + 3, *below = down + q * pw + 3;
-      for (long C = -2; C < hw; C += 16) {
+      for (long C = -2; C < cellsRead; C += 16) {
         const V16 l = __builtin_convertvector(*(const B16 *)(left + C), V16);
         const V16 r = __builtin_convertvector(*(const B16 *)(right + C), V16);
         const V16 t = __builtin_convertvector(*(const B16 *)(above + C), V16);
