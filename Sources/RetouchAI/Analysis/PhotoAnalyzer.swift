@@ -190,8 +190,8 @@ public struct PhotoAnalyzer: Sendable {
     let measured = statsSlot.value ?? Self.statisticsSide(shared)
     let stats = measured.stats
     let capture = Self.captureFacts(metadata)
-    // Softness (about 1 ms), exposure (which reads it), colour and the colour-balanced scene
-    // features (which need the illuminant) beside the caller's work.
+    // Softness (about 1 ms), exposure (which reads it) and colour beside the caller's work,
+    // then the colour-balanced scene features (which need the illuminant) on both cores.
     let extraSlot = Slot<Extra?>(nil)
     let colourSlot = Slot<(SharpnessAnalysis, ExposureAnalysis, ColorAnalysis, SceneFeatures)?>(
       nil)
@@ -205,9 +205,14 @@ public struct PhotoAnalyzer: Sendable {
         colourSlot.value = Self.exposureAndColour(inputs)
       }
     }
-    let (sharpness, exposure, color, sceneFeatures) =
+    let (sharpness, exposure, color, measuredFeatures) =
       colourSlot.value
       ?? Self.exposureAndColour(inputs)
+    var sceneFeatures = measuredFeatures
+    // After the pair of sides, not at the end of the colour's: there its two halves ran one
+    // after the other (a parallel loop inside one runs on that side's thread alone) while the
+    // other core, done with the caller's work, waited.
+    sceneFeatures.measureOnceBalanced(copy, illuminant: color.illuminant)
     var analysis = PhotoAnalysis(
       pixelSize: fullSize, exposure: exposure, color: color, faces: faces, subject: subject,
       noise: nil, sharpness: sharpness, sceneScores: [:], capture: capture,
@@ -238,8 +243,8 @@ public struct PhotoAnalyzer: Sendable {
     let fullResolution: ExposureMeasurement.FullResolution?
   }
 
-  /// Softness, exposure, then colour, then the scene features measured once more with the
-  /// measured cast removed (sky, foliage and lamp colours for the indoor score).
+  /// Softness, exposure, then colour; the scene features as the statistics side measured them
+  /// (the caller then measures them once more with the measured cast removed).
   private static func exposureAndColour(
     _ inputs: MeasuredInputs
   ) -> (SharpnessAnalysis, ExposureAnalysis, ColorAnalysis, SceneFeatures) {
@@ -254,9 +259,7 @@ public struct PhotoAnalyzer: Sendable {
       measured.stats, exposure: exposure, lights: lights, blueLight: blueLight,
       greyPixels: measured.greyPixels, highlightWarmth: measured.highlightWarmth,
       clippedWhite: measured.clippedWhite, veil: measured.veil)
-    var features = measured.features
-    features.measureOnceBalanced(inputs.copy, illuminant: color.illuminant)
-    return (sharpness, exposure, color, features)
+    return (sharpness, exposure, color, measured.features)
   }
 
   private static func facesSide(

@@ -244,7 +244,8 @@ package struct SceneFeatures: Sendable {
   /// ``ColorAnalysis/illuminant``, R, G, B relative to green) and clipped at white.
   ///
   /// Cost: one pass over every other pixel of the copy through three 256-entry tables, about a
-  /// third of the main pass. Leaves ``balanced`` nil when `illuminant` is not three
+  /// third of the main pass, in two halves on two cores (the pixels are counted, so the result
+  /// does not depend on the split). Leaves ``balanced`` nil when `illuminant` is not three
   /// positive finite numbers.
   package mutating func measureOnceBalanced(_ image: Image, illuminant: [Double]) {
     guard illuminant.count == 3, illuminant.allSatisfy({ $0.isFinite && $0 > 0 }) else { return }
@@ -252,32 +253,53 @@ package struct SceneFeatures: Sendable {
       gainTable(1 / illuminant[0]), gainTable(1 / illuminant[1]), gainTable(1 / illuminant[2])
     )
     let w = image.width, h = image.height
-    var n = 0, top = 0, nGreen = 0, nSkyBlue = 0, nBrightTop = 0, nWarmLight = 0
-    image.withUnsafeBytes { raw in
-      let reader = PixelReader(raw, image: image)
-      for y in stride(from: 0, to: h, by: 2) {
-        let inTop = y < h / 3
-        for x in stride(from: 0, to: w, by: 2) {
-          let (r8, g8, b8) = reader.rgb(x: x, y: y)
-          let p = Self.hsv(red[Int(r8)], green[Int(g8)], blue[Int(b8)])
-          n += 1
-          nGreen &+= Self.isFoliage(p) ? 1 : 0
-          nWarmLight &+= Self.isLampLight(p) ? 1 : 0
-          if inTop {
-            top += 1
-            let sky = Self.isSky(p)
-            nSkyBlue &+= sky ? 1 : 0
-            nBrightTop &+= !sky && Self.isBrightNeutral(p) ? 1 : 0
+    // The sampled rows (every other one), in two halves.
+    let halves = ParallelBands.bandRanges(rows: (h + 1) / 2, count: 2)
+    let counted = ParallelBands.map(count: halves.count) { half -> BalancedCounts in
+      var c = BalancedCounts()
+      image.withUnsafeBytes { raw in
+        let reader = PixelReader(raw, image: image)
+        for row in halves[half] {
+          let y = 2 * row
+          let inTop = y < h / 3
+          for x in stride(from: 0, to: w, by: 2) {
+            let (r8, g8, b8) = reader.rgb(x: x, y: y)
+            let p = Self.hsv(red[Int(r8)], green[Int(g8)], blue[Int(b8)])
+            c.n &+= 1
+            c.green &+= Self.isFoliage(p) ? 1 : 0
+            c.warmLight &+= Self.isLampLight(p) ? 1 : 0
+            if inTop {
+              c.top &+= 1
+              let sky = Self.isSky(p)
+              c.skyBlue &+= sky ? 1 : 0
+              c.brightTop &+= !sky && Self.isBrightNeutral(p) ? 1 : 0
+            }
           }
         }
       }
+      return c
     }
+    let c = counted.reduce(into: BalancedCounts()) { $0.add($1) }
     balanced = (
-      skyBlueTop: Double(nSkyBlue) / Double(max(1, top)),
-      brightTop: Double(nBrightTop) / Double(max(1, top)),
-      green: Double(nGreen) / Double(max(1, n)),
-      warmLight: Double(nWarmLight) / Double(max(1, n))
+      skyBlueTop: Double(c.skyBlue) / Double(max(1, c.top)),
+      brightTop: Double(c.brightTop) / Double(max(1, c.top)),
+      green: Double(c.green) / Double(max(1, c.n)),
+      warmLight: Double(c.warmLight) / Double(max(1, c.n))
     )
+  }
+
+  /// The pixel counts of ``measureOnceBalanced(_:illuminant:)`` over some rows.
+  private struct BalancedCounts: Sendable {
+    var n = 0, top = 0, green = 0, skyBlue = 0, brightTop = 0, warmLight = 0
+
+    mutating func add(_ other: BalancedCounts) {
+      n += other.n
+      top += other.top
+      green += other.green
+      skyBlue += other.skyBlue
+      brightTop += other.brightTop
+      warmLight += other.warmLight
+    }
   }
 
   /// Each 8-bit code divided by 255: the same Doubles as dividing, without three divisions

@@ -88,20 +88,18 @@ struct LabPixels: Sendable {
             // Eight pixels at a time: the same operations on each lane as `lab(_:_:_:)` (so the
             // same values, bit for bit), vectorised, where the scalar loop's branch and
             // cube-root divisions kept it at ~25 ns a pixel (half a millisecond per 160 px
-            // copy, made twice by `topSuggestion`).
-            var i = 0
-            while i + 8 <= count {
-              var r = SIMD8<Float>(), g = SIMD8<Float>(), b = SIMD8<Float>()
-              for k in 0..<8 {
-                let o = (i &+ k) &* n
-                r[k] = table[Int(p[o])]
-                g[k] = table[Int(p[o &+ 1])]
-                b[k] = table[Int(p[o &+ 2])]
-              }
-              let (l, a, bb) = LabPixels.lab(r, g, b)
-              for k in 0..<8 { out[i &+ k] = SIMD3(l[k], a[k], bb[k]) }
-              i += 8
+            // copy, made twice by `topSuggestion`). Groups of eight are shared out to the
+            // cores: `topSuggestion` measures its fix while the other core has nothing to do.
+            let groups = count / 8
+            if groups > 0, let pixels = p.baseAddress, let first = out.baseAddress,
+              let codesBase = table.baseAddress
+            {
+              LabPixels.convert(
+                groups: groups, channels: n, pixels: SendableRawPointer(UnsafeRawPointer(pixels)),
+                into: SendableRawPointer(UnsafeMutableRawPointer(first)),
+                table: SendableRawPointer(UnsafeRawPointer(codesBase)))
             }
+            var i = groups * 8
             while i < count {
               out[i] = LabPixels.lab(
                 table[Int(p[i * n])], table[Int(p[i * n + 1])], table[Int(p[i * n + 2])])
@@ -120,6 +118,35 @@ struct LabPixels: Sendable {
       initialized = count
     }
   }
+
+  /// Lab of the first `groups` × 8 pixels of an 8-bit image with `channels` channels, through
+  /// the decoding `table`, eight at a time, the groups shared out to the cores.
+  private static func convert(
+    groups: Int, channels n: Int, pixels: SendableRawPointer, into target: SendableRawPointer,
+    table codes: SendableRawPointer
+  ) {
+    ParallelBands.forEach(rows: groups, minimumBandHeight: groupsPerBand) { band in
+      let p = pixels.pointer.assumingMemoryBound(to: UInt8.self)
+      let out = target.pointer.assumingMemoryBound(to: SIMD3<Float>.self)
+      let table = codes.pointer.assumingMemoryBound(to: Float.self)
+      for group in band {
+        let i = group &* 8
+        var r = SIMD8<Float>(), g = SIMD8<Float>(), b = SIMD8<Float>()
+        for k in 0..<8 {
+          let o = (i &+ k) &* n
+          r[k] = table[Int(p[o])]
+          g[k] = table[Int(p[o &+ 1])]
+          b[k] = table[Int(p[o &+ 2])]
+        }
+        let (l, a, bb) = LabPixels.lab(r, g, b)
+        for k in 0..<8 { out[i &+ k] = SIMD3(l[k], a[k], bb[k]) }
+      }
+    }
+  }
+
+  /// The fewest groups of eight pixels worth a band of their own (a band's dispatch costs
+  /// about as much as converting a few hundred pixels).
+  static let groupsPerBand = 256
 
   /// Mean CIE76 ΔE*ab between two images of the same size.
   func meanDifference(to other: LabPixels) -> Double {
