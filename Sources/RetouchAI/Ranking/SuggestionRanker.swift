@@ -134,11 +134,13 @@ struct SuggestionRanker {
     Self.render(config, on: measureCopy, renderScale: renderScale)
   }
 
-  /// `image` rendered with `config` on one thread, with the small table a measurement needs.
+  /// `image` rendered with `config` on every core, with the small table a measurement needs.
+  /// The candidates are measured one after another, and `topSuggestion` measures its fix when
+  /// the analysis is done, so a single thread left the other core idle (a parallel loop run
+  /// from inside another one keeps to its thread, so nesting costs nothing).
   static func render(_ config: EditConfig, on image: Image, renderScale: Double) -> Image {
     var options = RenderOptions()
     options.lutSize = 17
-    options.threads = 1
     let plan = RenderPlan(
       config, sourceSize: image.size, renderScale: renderScale, includesGeometry: false,
       options: options)
