@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>  // the orientation table's gather
+#if defined(__AVX512F__) || defined(__SSSE3__)
+#include <immintrin.h>  // the orientation table's gather, the pyramid's byte shuffle
 #endif
 
 namespace {
@@ -689,6 +689,165 @@ RT_WIDE void filter_add(const float *__restrict in, long rows, long stride, long
   }
 }
 
+// dlib's one-by-one columns at the right of its resize_image, its expression as compiled here
+// (multiply-adds contracted as they are in dlib's header): columns c ..< out.nc() of row r.
+void pyramid_down_tail(const Grey &in, Grey &out, long r, long c, long top, long bottom,
+                       double tb_frac, double x_scale) {
+  double x = -x_scale + c * x_scale;
+  for (; c < out.nc(); ++c) {
+    x += x_scale;
+    const long left = static_cast<long>(std::floor(x));
+    const long right = std::min(left + 1, in.nc() - 1);
+    const float lr_frac = x - left;
+    float tl = 0, tr = 0, bl = 0, br = 0;
+    dlib::assign_pixel(tl, in[top][left]);
+    dlib::assign_pixel(tr, in[top][right]);
+    dlib::assign_pixel(bl, in[bottom][left]);
+    dlib::assign_pixel(br, in[bottom][right]);
+    float temp = (1 - tb_frac) * ((1 - lr_frac) * tl + lr_frac * tr) +
+                 tb_frac * ((1 - lr_frac) * bl + lr_frac * br);
+    dlib::assign_pixel(out[r][c], temp);
+  }
+}
+
+#pragma clang fp contract(off)
+
+// The next level of the detector's pyramid: dlib's pyramid_down<6> of a grey image, (5 · n) / 6
+// rows and columns filled by its resize_image (bilinear; the path dlib takes for two grey
+// images of the same pixel type), computed the same way bit for bit. dlib works out each
+// column's interpolation weights again on every row, four columns at a time, and reads the
+// sixteen pixels of four outputs one by one; here the weights of each column are worked out
+// once, and eight outputs at a time pick their pixels out of 16 bytes of each row with one
+// byte shuffle (the columns of a 5:6 step span about ten bytes). Checked against dlib on 20,000
+// random images of 1–700 × 1–700 pixels (noise, black and white, ramps) and chains of levels
+// down from them: no pixel differs. Building the levels of a 448×336 search copy was about a
+// tenth of the detector's CPU time on the 2-core AMD EPYC.
+void pyramid_down_grey(const Grey &in, Grey &out) {
+  const long inR = in.nr(), inC = in.nc();
+  const long outR = (5 * inR) / 6, outC = (5 * inC) / 6;
+  out.set_size(outR, outC);
+  if (outR == 0 || outC == 0 || inR == 0 || inC == 0) return;
+  const double xScale = (inC - 1) / (double)std::max<long>(outC - 1, 1);
+  const double yScale = (inR - 1) / (double)std::max<long>(outR - 1, 1);
+  // dlib's four-lane loop: lane k of step m reads column 4m + k at x₀ₖ + (m + 1) · 4s, summed
+  // in floats, and it stops at the first step whose last lane's right neighbour is outside.
+  std::vector<int32_t> left;
+  std::vector<float> weightRight, weightLeft;
+  {
+    const double x = -4 * xScale;
+    const float step = (float)(4 * xScale);
+    float lane[4] = {(float)x, (float)(x + xScale), (float)(x + 2 * xScale),
+                     (float)(x + 3 * xScale)};
+    for (;;) {
+      int32_t l[4];
+      float fr[4];
+      for (int k = 0; k < 4; k++) {
+        lane[k] = lane[k] + step;
+        l[k] = (int32_t)lane[k];  // truncation, as _mm_cvttps_epi32
+        fr[k] = lane[k] - (float)l[k];
+      }
+      if (l[3] + 1 >= inC) break;
+      for (int k = 0; k < 4; k++) {
+        left.push_back(l[k]);
+        weightRight.push_back(fr[k]);
+        weightLeft.push_back(1.0f - fr[k]);
+      }
+    }
+  }
+  const long vecC = std::min<long>((long)left.size(), outC);
+  typedef float F8 __attribute__((vector_size(32)));
+  typedef int32_t I8 __attribute__((vector_size(32)));
+  typedef uint8_t U8 __attribute__((vector_size(8)));
+  typedef uint8_t U16 __attribute__((vector_size(16)));
+  // Per group of eight columns whose pixels lie within 16 bytes of the group's first one (and
+  // of the row's end): the shuffle that puts the left pixels in bytes 0–7 and the right ones in
+  // 8–15. Other groups read their pixels one pair at a time.
+  const long groups = vecC / 8;
+  std::vector<U16> pick((size_t)groups);
+  std::vector<uint8_t> picked((size_t)groups, 0);
+  for (long g = 0; g < groups; g++) {
+    const long first = left[8 * g];
+    if (left[8 * g + 7] + 1 - first >= 16 || first + 16 > inC) continue;
+    for (int k = 0; k < 8; k++) {
+      pick[g][k] = (uint8_t)(left[8 * g + k] - first);
+      pick[g][8 + k] = (uint8_t)(left[8 * g + k] + 1 - first);
+    }
+    picked[g] = 1;
+  }
+  double y = -yScale;
+  for (long r = 0; r < outR; r++) {
+    y += yScale;
+    const long top = (long)std::floor(y);
+    const long bottom = std::min(top + 1, inR - 1);
+    const double tbFrac = y - top;
+    const float tb = (float)tbFrac, invTb = (float)(1 - tbFrac);
+    const uint8_t *rowT = &in[top][0], *rowB = &in[bottom][0];
+    uint8_t *dst = &out[r][0];
+    long c = 0;
+    for (; c + 8 <= vecC; c += 8) {
+      F8 tl, tr, bl, br;
+#if defined(__SSSE3__)
+      if (picked[c / 8]) {
+        const __m128i mask = (__m128i)pick[c / 8];
+        const U16 t =
+            (U16)_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(rowT + left[c])), mask);
+        const U16 b =
+            (U16)_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(rowB + left[c])), mask);
+        tl = __builtin_convertvector(__builtin_shufflevector(t, t, 0, 1, 2, 3, 4, 5, 6, 7), F8);
+        tr = __builtin_convertvector(
+            __builtin_shufflevector(t, t, 8, 9, 10, 11, 12, 13, 14, 15), F8);
+        bl = __builtin_convertvector(__builtin_shufflevector(b, b, 0, 1, 2, 3, 4, 5, 6, 7), F8);
+        br = __builtin_convertvector(
+            __builtin_shufflevector(b, b, 8, 9, 10, 11, 12, 13, 14, 15), F8);
+      } else
+#endif
+      {
+        // Each pixel and its right neighbour, read as one 16-bit pair.
+        int32_t pairT[8], pairB[8];
+        for (int k = 0; k < 8; k++) {
+          uint16_t t, b;
+          __builtin_memcpy(&t, rowT + left[c + k], 2);
+          __builtin_memcpy(&b, rowB + left[c + k], 2);
+          pairT[k] = t;
+          pairB[k] = b;
+        }
+        I8 pt, pb;
+        __builtin_memcpy(&pt, pairT, sizeof pt);
+        __builtin_memcpy(&pb, pairB, sizeof pb);
+        tl = __builtin_convertvector(pt & 0xFF, F8);
+        tr = __builtin_convertvector(pt >> 8, F8);
+        bl = __builtin_convertvector(pb & 0xFF, F8);
+        br = __builtin_convertvector(pb >> 8, F8);
+      }
+      F8 wl, wr;
+      __builtin_memcpy(&wl, &weightLeft[c], sizeof wl);
+      __builtin_memcpy(&wr, &weightRight[c], sizeof wr);
+      const F8 tlf = invTb * wl, trf = invTb * wr, blf = tb * wl, brf = tb * wr;
+      F8 sum = tlf * tl + trf * tr;
+      sum = sum + blf * bl;
+      sum = sum + brf * br;
+      // dlib's (unsigned char)(sum + 0.5) in doubles: the whole part, plus one when the
+      // fraction (exact in floats) is at least a half.
+      const I8 whole = __builtin_convertvector(sum, I8);
+      const I8 v = whole - (I8)(sum - __builtin_convertvector(whole, F8) >= 0.5f);
+      const U8 bytes = __builtin_convertvector(v, U8);
+      __builtin_memcpy(dst + c, &bytes, sizeof bytes);
+    }
+    for (; c < vecC; c++) {
+      const int32_t x = left[c];
+      const float tlf = invTb * weightLeft[c], trf = invTb * weightRight[c];
+      const float blf = tb * weightLeft[c], brf = tb * weightRight[c];
+      float sum = tlf * (float)rowT[x] + trf * (float)rowT[x + 1];
+      sum = sum + blf * (float)rowB[x];
+      sum = sum + brf * (float)rowB[x + 1];
+      dst[c] = (uint8_t)((double)sum + 0.5);
+    }
+    pyramid_down_tail(in, out, r, c, top, bottom, tbFrac, xScale);
+  }
+}
+
+#pragma clang fp contract(on)
+
 // Scans one pyramid level (`image`, level `level`) with every filter; detections above each
 // filter's bias + `threshold` are appended in image coordinates of level 0, in dlib's order
 // (filter by filter, rows then columns).
@@ -776,7 +935,7 @@ struct Search {
     const Grey *previous = &image;
     for (unsigned long l = 1; l < n; l++) {
       auto smaller = std::make_unique<Grey>();
-      pyramid(*previous, *smaller);
+      pyramid_down_grey(*previous, *smaller);
       previous = smaller.get();
       levels.push_back(std::move(smaller));
     }
