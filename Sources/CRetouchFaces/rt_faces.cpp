@@ -22,7 +22,9 @@ namespace {
 
 using Detector = dlib::frontal_face_detector;
 using Scanner = Detector::image_scanner_type;
-using Pyramid = dlib::pyramid_down<6>;  // the frontal detector's own pyramid
+// The frontal detector's own pyramid: each level (N − 1) / N of the one before.
+constexpr unsigned kPyramidN = 6;
+using Pyramid = dlib::pyramid_down<kPyramidN>;
 using Grey = dlib::array2d<unsigned char>;
 
 // dlib's frontal model: 10×10-cell filters over 8-px HOG cells (an 80×80-px window).
@@ -712,7 +714,7 @@ void pyramid_down_tail(const Grey &in, Grey &out, long r, long c, long top, long
 
 #pragma clang fp contract(off)
 
-// The next level of the detector's pyramid: dlib's pyramid_down<6> of a grey image, (5 · n) / 6
+// The next level of the detector's pyramid: dlib's `Pyramid` of a grey image, ((N − 1) · n) / N
 // rows and columns filled by its resize_image (bilinear; the path dlib takes for two grey
 // images of the same pixel type), computed the same way bit for bit. dlib works out each
 // column's interpolation weights again on every row, four columns at a time, and reads the
@@ -724,7 +726,8 @@ void pyramid_down_tail(const Grey &in, Grey &out, long r, long c, long top, long
 // tenth of the detector's CPU time on the 2-core AMD EPYC.
 void pyramid_down_grey(const Grey &in, Grey &out) {
   const long inR = in.nr(), inC = in.nc();
-  const long outR = (5 * inR) / 6, outC = (5 * inC) / 6;
+  const long outR = ((kPyramidN - 1) * inR) / kPyramidN;
+  const long outC = ((kPyramidN - 1) * inC) / kPyramidN;
   out.set_size(outR, outC);
   if (outR == 0 || outC == 0 || inR == 0 || inC == 0) return;
   const double xScale = (inC - 1) / (double)std::max<long>(outC - 1, 1);

@@ -193,8 +193,7 @@ public struct PhotoAnalyzer: Sendable {
     // Softness (about 1 ms), exposure (which reads it) and colour beside the caller's work,
     // then the colour-balanced scene features (which need the illuminant) on both cores.
     let extraSlot = Slot<Extra?>(nil)
-    let colourSlot = Slot<(SharpnessAnalysis, ExposureAnalysis, ColorAnalysis, SceneFeatures)?>(
-      nil)
+    let colourSlot = Slot<(SharpnessAnalysis, ExposureAnalysis, ColorAnalysis)?>(nil)
     let inputs = MeasuredInputs(
       measured: measured, subject: subject, faces: faces, capture: capture, copy: copy,
       fullResolution: fullResolution)
@@ -205,10 +204,8 @@ public struct PhotoAnalyzer: Sendable {
         colourSlot.value = Self.exposureAndColour(inputs)
       }
     }
-    let (sharpness, exposure, color, measuredFeatures) =
-      colourSlot.value
-      ?? Self.exposureAndColour(inputs)
-    var sceneFeatures = measuredFeatures
+    let (sharpness, exposure, color) = colourSlot.value ?? Self.exposureAndColour(inputs)
+    var sceneFeatures = measured.features
     // After the pair of sides, not at the end of the colour's: there its two halves ran one
     // after the other (a parallel loop inside one runs on that side's thread alone) while the
     // other core, done with the caller's work, waited.
@@ -243,11 +240,10 @@ public struct PhotoAnalyzer: Sendable {
     let fullResolution: ExposureMeasurement.FullResolution?
   }
 
-  /// Softness, exposure, then colour; the scene features as the statistics side measured them
-  /// (the caller then measures them once more with the measured cast removed).
+  /// Softness, exposure, then colour.
   private static func exposureAndColour(
     _ inputs: MeasuredInputs
-  ) -> (SharpnessAnalysis, ExposureAnalysis, ColorAnalysis, SceneFeatures) {
+  ) -> (SharpnessAnalysis, ExposureAnalysis, ColorAnalysis) {
     let measured = inputs.measured
     let sharpness = SharpnessMeasurement.measure(measured.stats, subject: inputs.subject)
     let (exposure, lights, blueLight) = ExposureMeasurement.measure(
@@ -259,7 +255,7 @@ public struct PhotoAnalyzer: Sendable {
       measured.stats, exposure: exposure, lights: lights, blueLight: blueLight,
       greyPixels: measured.greyPixels, highlightWarmth: measured.highlightWarmth,
       clippedWhite: measured.clippedWhite, veil: measured.veil)
-    return (sharpness, exposure, color, measured.features)
+    return (sharpness, exposure, color)
   }
 
   private static func facesSide(

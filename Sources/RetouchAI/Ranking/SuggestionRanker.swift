@@ -136,8 +136,7 @@ struct SuggestionRanker {
 
   /// `image` rendered with `config` on every core, with the small table a measurement needs.
   /// The candidates are measured one after another, and `topSuggestion` measures its fix when
-  /// the analysis is done, so a single thread left the other core idle (a parallel loop run
-  /// from inside another one keeps to its thread, so nesting costs nothing).
+  /// the analysis is done: on one thread the other core sat idle.
   static func render(_ config: EditConfig, on image: Image, renderScale: Double) -> Image {
     var options = RenderOptions()
     options.lutSize = 17
