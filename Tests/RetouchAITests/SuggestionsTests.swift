@@ -216,6 +216,38 @@ struct SuggestionsTests {
     #expect(mixed >= SuggestionRanker.minimumTopChange, "tint with noise reduction \(mixed)")
   }
 
+  /// `topSuggestion` applies the shared rules (skin protection's trial transforms) only to the
+  /// recipes it ranks first; it must pick what the full ranked list puts first, at every place
+  /// in that list. Walked by disabling each first pick in turn, on face photos and on a black
+  /// and white copy of one (where the rules drop the colour-only recipes).
+  @Test(arguments: ["s01", "g46", "g63", "g65", "s01 grey"])
+  func firstProposalIsTheRankedListsFirst(id: String) throws {
+    let (photo, metadata) = try TestPhotos.load(String(id.prefix(3)))
+    let image = id.hasSuffix("grey") ? MonochromeTests.grey(photo) : photo
+    let small = PhotoAnalyzer.analysisCopy(of: image)
+    let analysis = PhotoAnalyzer().analyzeSmall(small, fullSize: image.size, metadata: metadata)
+    let recipes = Recipe.all.filter { $0.kind != .theme }
+    var disabled: Set<String> = []
+    var walked = 0
+    while true {
+      let ranked = SuggestionRanker.proposals(for: analysis, from: recipes, disabled: disabled)
+      let first = SuggestionRanker.firstProposal(
+        for: analysis, from: recipes, disabled: disabled)
+      #expect(first?.recipe.id == ranked.first?.recipe.id, "\(id) after \(disabled.sorted())")
+      #expect(first?.proposal.config == ranked.first?.proposal.config, "\(id)")
+      #expect(first?.score == ranked.first?.score, "\(id)")
+      guard let next = ranked.first else { break }
+      disabled.insert(next.recipe.id)
+      walked += 1
+    }
+    #expect(walked >= 5, "\(id): only \(walked) proposals")
+    if id.hasSuffix("grey") {
+      // The rules dropped recipes whose drafts exist: the walk went past them.
+      let drafts = recipes.filter { $0.draft(for: analysis) != nil }
+      #expect(drafts.count > walked, "\(id): no draft was dropped by the rules")
+    }
+  }
+
   /// Skin on the face photos keeps its hue (within 3°) under every suggestion but the themes,
   /// measured on the face region rendered with RetouchRender. (g46 replaces g47: the face
   /// detector finds no face in g47, so the test could not run.)

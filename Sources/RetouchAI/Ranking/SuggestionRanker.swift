@@ -121,12 +121,34 @@ struct SuggestionRanker {
         Candidate(recipe: eligible[i], proposal: p, score: Self.score(p))
       }
     }.compactMap { $0 }
-    // Stable: equal scores keep catalogue order.
-    return out.enumerated().sorted {
-      $0.element.score != $1.element.score
-        ? $0.element.score > $1.element.score
-        : $0.offset < $1.offset
+    return byScore(out) { $0.score }
+  }
+
+  /// `items` best first by `score`; stable: equal scores keep catalogue order.
+  static func byScore<T>(_ items: [T], _ score: (T) -> Double) -> [T] {
+    items.enumerated().sorted {
+      let (a, b) = (score($0.element), score($1.element))
+      return a != b ? a > b : $0.offset < $1.offset
     }.map(\.element)
+  }
+
+  /// The first of ``proposals(for:from:disabled:)``, without applying the shared rules to the
+  /// others: a score does not depend on them (they change only the edit), so the drafts are
+  /// ranked and finished in that order until one keeps an edit. On a portrait, skin
+  /// protection's trial transforms for every recipe were most of what `topSuggestion` spent
+  /// beyond the analysis.
+  static func firstProposal(
+    for analysis: PhotoAnalysis, from recipes: [Recipe], disabled: Set<String>
+  ) -> Candidate? {
+    let drafts = recipes.filter { !disabled.contains($0.id) }.compactMap { r in
+      r.draft(for: analysis).map { (recipe: r, draft: $0, score: Self.score($0)) }
+    }
+    for d in byScore(drafts, \.score) {
+      if let p = d.recipe.finished(d.draft, for: analysis) {
+        return Candidate(recipe: d.recipe, proposal: p, score: d.score)
+      }
+    }
+    return nil
   }
 
   /// Renders the measuring copy with `config`.
@@ -206,9 +228,11 @@ struct SuggestionRanker {
     analysis: PhotoAnalysis, disabled: Set<String>, measuring: MeasuringCopy,
     detailCrop: () -> Image? = { nil }
   ) -> Candidate? {
-    let ranked = proposals(
-      for: analysis, from: Recipe.all.filter { $0.kind != .theme }, disabled: disabled)
-    guard let first = ranked.first, isFix(first.proposal) else { return nil }
+    guard
+      let first = firstProposal(
+        for: analysis, from: Recipe.all.filter { $0.kind != .theme }, disabled: disabled),
+      isFix(first.proposal)
+    else { return nil }
     let ranker = SuggestionRanker(
       analysis: analysis, measuring: measuring,
       detailCrop: needsDetailCrop(first.proposal.config) ? detailCrop() : nil)

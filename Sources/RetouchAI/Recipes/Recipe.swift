@@ -43,10 +43,23 @@ public struct Recipe: Sendable, Identifiable, Hashable {
   /// defect to fix, its brightness and colours being what its maker chose: it gets no
   /// correction, and a style is only a matter of taste there (need 0), never applied unasked.
   func proposal(for analysis: PhotoAnalysis) -> RecipeProposal? {
+    draft(for: analysis).flatMap { finished($0, for: analysis) }
+  }
+
+  /// The proposal before the shared rules: its need, appeal and rank bonus (what ranking
+  /// scores) are final, its edit not yet. Nil when the recipe does not apply.
+  func draft(for analysis: PhotoAnalysis) -> RecipeProposal? {
     let graphic = analysis.kind == .graphic
     guard kind != .correction || !graphic else { return nil }
     guard var p = propose(analysis) else { return nil }
     if graphic { p.need = 0 }
+    return p
+  }
+
+  /// `draft` with the shared rules (``RecipeRules``) applied to its edit; nil when they leave
+  /// nothing to change.
+  func finished(_ draft: RecipeProposal, for analysis: PhotoAnalysis) -> RecipeProposal? {
+    var p = draft
     p.config = RecipeRules.adjust(p.config, recipe: self, analysis: analysis)
     return p.config.hasEdits ? p : nil
   }

@@ -105,7 +105,7 @@ public struct ColorToneTransform: Sendable {
   // Tone stage (encoded → encoded; indexed by sqrt(linear / Lmax) when hasLinearStage).
   let hasToneTable: Bool
   let toneTable: [Float]
-  /// The clamped settings the two tables depend on (exposure, white balance, dehaze, tone);
+  /// The clamped settings the tone table depends on (exposure, white balance, dehaze, tone);
   /// with ``colorSpace``, what ``init(_:colorSpace:reusingTablesOf:)`` compares.
   let tableInputs: [Double]
   // Colour stage.
@@ -157,10 +157,10 @@ public struct ColorToneTransform: Sendable {
     self.init(config, colorSpace: colorSpace, reusingTablesOf: nil)
   }
 
-  /// ``init(_:colorSpace:)`` that takes the decode and tone tables from `other` when they
-  /// would come out the same (same exposure, white balance, dehaze and tone settings, same
-  /// colour space) instead of computing 4,096 entries each again: for callers that try one
-  /// edit at several colour strengths (skin protection). The same transform, bit for bit.
+  /// ``init(_:colorSpace:)`` that takes the tone table from `other` when it would come out the
+  /// same (same exposure, white balance, dehaze and tone settings, same colour space) instead
+  /// of computing its 4,096 entries again: for callers that try one edit at several colour
+  /// strengths (skin protection). The same transform, bit for bit.
   package init(
     _ config: EditConfig, colorSpace: ColorSpace, reusingTablesOf other: ColorToneTransform?
   ) {
@@ -217,9 +217,7 @@ public struct ColorToneTransform: Sendable {
     let reused = other.flatMap { o in
       o.tableInputs == inputs && o.colorSpace == colorSpace ? o : nil
     }
-    decodeTable =
-      reused?.decodeTable
-      ?? (linear ? Self.table { Double(SRGBTransfer.decode(Float($0))) } : [])
+    decodeTable = linear ? Self.uniformDecodeTable : []
 
     // Tone stage.
     let rolloffTop = Double(SRGBTransfer.encode(Float(maxLinear)))
@@ -518,6 +516,11 @@ public struct ColorToneTransform: Sendable {
     let t = min(max((x - e0) / (e1 - e0), 0), 1)
     return t * t * (3 - 2 * t)
   }
+
+  /// The sRGB decode sampled at 4,096 encoded values, the same for every transform with a
+  /// linear stage: built once, not once per edit (each build was 4,096 `pow` calls, which
+  /// skin protection's trial transforms and every measuring render paid).
+  static let uniformDecodeTable = table { Double(SRGBTransfer.decode(Float($0))) }
 
   /// A table of `size` samples of `f` on `0...1`.
   static func table(size: Int = 4096, _ f: (Double) -> Double) -> [Float] {
