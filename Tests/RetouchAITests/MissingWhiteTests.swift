@@ -131,6 +131,42 @@ struct MissingWhiteTests {
     #expect(config.value(of: .exposure) > 1.0, "\(config)")
   }
 
+  /// A bright scene metered to grey. The leaf on snow (g84) 0.7 EV under, as the harness
+  /// underexposes it, reads a key as bright as a good photo's (over
+  /// ``ExposureMeasurement/brightKey``) and no pile at its top, so neither the key nor the top
+  /// had proof of a cut, and it was left ΔE2000 10.7 from the photo. It is even (its L*
+  /// deviation about 7) with its shadows near black: Brighten takes it back by about the cut.
+  /// The same frame under a haze (its blacks lifted to L* 65) is as even and as short of
+  /// white, but it is a veil, and the photo itself keeps its exposure.
+  @Test func aBrightSceneMeteredToGreyIsBrightened() throws {
+    let snow = try AnalysisFixtures.decode("g84").image
+    #expect((engine.topSuggestion(for: snow)?.value(of: .exposure) ?? 0) <= 0)
+    let k = pow(2, -0.7)
+    let under = AnalysisFixtures.gained(snow, k, k, k)
+    let exposure = engine.analysis(of: under).exposure
+    #expect(exposure.keyLuminance > 0.3, "\(exposure.keyLuminance)")
+    #expect(exposure.lightnessDeviation < ExposureMeasurement.meteredFlatDeviation.lowerBound)
+    let config = try #require(engine.topSuggestion(for: under))
+    #expect((0.55...1.0).contains(config.value(of: .exposure)), "\(config)")
+    let (before, after) = AnalysisFixtures.difference(of: under, from: snow, fixedBy: config)
+    #expect(after < 0.35 * before, "ΔE*ab \(before) → \(after)")
+    let hazed = AnalysisFixtures.mapped(snow) { _, v in
+      SRGBTables.encodeExact(0.55 * SRGBTables.decodeExact(v) + 0.75 * 0.45)
+    }
+    #expect(engine.analysis(of: hazed).exposure.suggestedEV < 0.05)
+    #expect((engine.topSuggestion(for: hazed)?.value(of: .exposure) ?? 0) <= 0)
+  }
+
+  /// The reading of a metered scene: an even frame with its blacks in place reads fully, an
+  /// uneven one (the fog pier: L* deviation 23) or a veiled one (blacks at code 120) not.
+  @Test func aMeteredSceneIsEvenWithItsBlacksInPlace() {
+    #expect(ExposureMeasurement.meteredGrey(deviation: 7, bottomCode: 5) == 1)
+    #expect(ExposureMeasurement.meteredGrey(deviation: 23, bottomCode: 5) == 0)
+    #expect(ExposureMeasurement.meteredGrey(deviation: 7, bottomCode: 120) == 0)
+    let between = ExposureMeasurement.meteredGrey(deviation: 9.5, bottomCode: 5)
+    #expect(between > 0 && between < 1, "\(between)")
+  }
+
   /// Bright frames without a lowered clip at their top, whose key reads them bright: the top
   /// alone does not brighten them. A cat in warm light (s02) has no white in it (its
   /// brightest channel tops out at code 211, 0.6 EV under white) and no pile there. A pier in

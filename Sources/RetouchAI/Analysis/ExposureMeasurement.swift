@@ -510,6 +510,7 @@ enum ExposureMeasurement {
     // A crush lowers the key as well (the pier in fog crushed by 0.10: 0.169 → 0.112, read
     // as a lack of light and brightened by 1.2 EV), so that judgement reads the key the photo
     // has once Lift Shadows undoes the crush (``restoredKey(_:total:crush:)``).
+    let bottom = blackBottomCode(stats.floorHistogram, total: stats.pixelCount)
     let copyCrush = crushedBlack(
       stats.floorHistogram, total: stats.pixelCount, pureBlack: blackShare)
     let crush =
@@ -526,12 +527,15 @@ enum ExposureMeasurement {
       let restored = crush > 0 ? restoredKey(hist, total: stats.pixelCount, crush: crush) : key
       let keyFade = 1 - smoothstep(targetKey, brightKey, restored)
       // A small pile that does not stand out from the codes under it proves a cut only past
-      // what a colour cast or the scene's own lack of white explains (``thinPileCut``).
-      let proof =
+      // what a colour cast or the scene's own lack of white explains (``thinPileCut``). A
+      // bright, even frame with its blacks in place is a bright scene metered to grey
+      // (``meteredGrey(deviation:bottomCode:)``), whatever its key says.
+      let proof = max(
+        meteredGrey(deviation: deviation, bottomCode: bottom),
         !piled
-        ? keyFade
-        : standsOut(white, ceilings: stats.ceilingHistogram, total: stats.pixelCount)
-          ? 1 : max(keyFade, smoothstep(thinPileCut.lowerBound, thinPileCut.upperBound, cut))
+          ? keyFade
+          : standsOut(white, ceilings: stats.ceilingHistogram, total: stats.pixelCount)
+            ? 1 : max(keyFade, smoothstep(thinPileCut.lowerBound, thinPileCut.upperBound, cut)))
       let lift =
         min(cut, faceRegion == nil ? maxBrighten : subjectEV)
         * smoothstep(missingWhiteFade.lowerBound, missingWhiteFade.upperBound, cut) * proof
@@ -556,7 +560,6 @@ enum ExposureMeasurement {
       if darkOnPurpose { ev = min(ev, 0.7) }
     }
 
-    let bottom = blackBottomCode(stats.floorHistogram, total: stats.pixelCount)
     let exposure = ExposureAnalysis(
       meanLuminance: meanY, keyLuminance: max(0, key), lightnessPercentiles: percentiles,
       lightnessDeviation: deviation,
@@ -628,6 +631,32 @@ enum ExposureMeasurement {
   /// The key over which a photo reads bright enough that its top alone, without a pile, is
   /// not taken as missing whites (fading in from ``targetKey``).
   static let brightKey = 0.15
+
+  /// Lightness deviation (L*, ``ExposureAnalysis/lightnessDeviation``) under which a frame
+  /// without white reads as a bright scene metered to grey, fading out to the upper end
+  /// (``meteredGrey(deviation:bottomCode:)``). A leaf on snow 0.7 and 1.3 EV under measures
+  /// 7.1 and 6.2; the photos of the shared set that lack white while their key reads bright
+  /// are not even: a pier in fog 23, a cat 12.8.
+  static let meteredFlatDeviation = 8.0...11.0
+  /// The darkest channel's bottom code (``blackBottomCode(_:total:)``) over which an even frame
+  /// is a veil, not a metered scene, fading in to the upper end: haze or fog over a photo
+  /// lifts its blacks to code 120 and more (the harness's hazed copies), where the snow's
+  /// shadows stay at codes 3–5.
+  static let meteredVeilBottom = 30.0...60.0
+
+  /// How sure a frame whose whites are missing is a bright scene metered to grey (0...1): a
+  /// camera's meter sets the average of what it sees to middle grey, so snow, sand or a white
+  /// wall filling the frame comes out even and grey with nothing near white, and its key still
+  /// reads bright (a leaf on snow 0.7 EV under: key 0.36, its brightest channel 0.89 EV short
+  /// of white; left as it was, it stayed ΔE2000 10.7 from the photo). Such a frame is even
+  /// (``meteredFlatDeviation``) and keeps its shadows near black (``meteredVeilBottom``),
+  /// which a hazed or fogged frame, just as even and as short of white, does not.
+  static func meteredGrey(deviation: Double, bottomCode: Int) -> Double {
+    (1 - smoothstep(meteredFlatDeviation.lowerBound, meteredFlatDeviation.upperBound, deviation))
+      * (1
+        - smoothstep(
+          meteredVeilBottom.lowerBound, meteredVeilBottom.upperBound, Double(bottomCode)))
+  }
 
   /// The brightest channel's top code and the share of the photo piled there: the top is the
   /// code above which only ``strayShare`` of the photo lies; when no pile of at least
