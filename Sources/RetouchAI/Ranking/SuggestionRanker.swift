@@ -184,7 +184,7 @@ struct SuggestionRanker {
     var c = c
     let config = c.proposal.config
     if Self.isDetailOnly(config), let detail {
-      c.change = Self.change(of: config, on: detail)
+      c.change = Self.change(of: config, on: detail, atEdges: Self.sharpensOnly(config))
       return c
     }
     let lab = LabPixels(render(config))
@@ -208,12 +208,31 @@ struct SuggestionRanker {
     return part.values.contains { $0 != 0 } ? EditConfig(properties: part) : nil
   }
 
-  /// Mean ΔE*ab of `config` rendered at full scale on the detail crop.
-  static func change(of config: EditConfig, on detail: (crop: Image, original: LabPixels))
-    -> Double
-  {
-    LabPixels(render(config, on: detail.crop, renderScale: 1)).meanDifference(
-      to: detail.original)
+  /// Share of the detail crop a sharpening is judged on: its most changed pixels
+  /// (``LabPixels/meanDifference(to:largestShare:)``).
+  ///
+  /// Sharpening changes edges and leaves flat areas alone, and a blurred photo has few edges
+  /// left, so over the whole crop its change read as next to nothing: Crisp on the harness's
+  /// copies blurred by σ 1 and 2 px changed them by a mean of 0.03–1.6 ΔE*ab, and was never
+  /// offered, not even on photos measured soft. On the most changed tenth it reads what the
+  /// eye sees at the edges.
+  static let sharpenedShare = 0.1
+
+  /// Whether `config` sharpens without reducing noise (Crisp): its change is judged where it
+  /// shows (``sharpenedShare``).
+  static func sharpensOnly(_ config: EditConfig) -> Bool {
+    config.value(of: .sharpness) > 0 && config.value(of: .noiseReduction) == 0
+  }
+
+  /// Mean ΔE*ab of `config` rendered at full scale on the detail crop, over all of it or, for
+  /// a sharpening (`atEdges`), over the part it changes most, whichever is larger.
+  static func change(
+    of config: EditConfig, on detail: (crop: Image, original: LabPixels), atEdges: Bool = false
+  ) -> Double {
+    let rendered = LabPixels(render(config, on: detail.crop, renderScale: 1))
+    let mean = rendered.meanDifference(to: detail.original)
+    guard atEdges else { return mean }
+    return max(mean, rendered.meanDifference(to: detail.original, largestShare: sharpenedShare))
   }
 
   /// Whether measuring `config` needs the detail crop (see ``measured(_:)``).
@@ -295,7 +314,10 @@ struct SuggestionRanker {
   /// (mean ΔE2000 per family within 3 points). A detail-only fix (Clean Up) is measured on a
   /// crop at 100 %, whose ΔE is not on the same scale: there a small need is little grain, and
   /// each of the five mild noise copies the weighting would have left gained 2.0–2.8 ΔE2000
-  /// from it: it keeps the plain bar.
+  /// from it: it keeps the plain bar. A sharpening (Crisp) does not: its change is read where
+  /// it shows (``sharpenedShare``), on the same scale as a whole photo's, and a photo that
+  /// barely measures soft (a flower bed whose subject reads just past the soft fall-off) is
+  /// not sharpened unasked.
   ///
   /// The exact inverse of a defect read from its own signature (``RecipeProposal/isExactInverse``)
   /// starts at ``minimumExactChange``: a mild crush of a pale photo takes little from it, so
@@ -307,7 +329,8 @@ struct SuggestionRanker {
   static func improves(_ c: Candidate) -> Bool {
     let bar = c.proposal.isExactInverse ? minimumExactChange : minimumTopChange
     guard isFix(c.proposal), c.change >= bar else { return false }
-    return isDetailOnly(c.proposal.config) || c.change * c.proposal.need >= minimumTopGain
+    let plainBar = isDetailOnly(c.proposal.config) && !sharpensOnly(c.proposal.config)
+    return plainBar || c.change * c.proposal.need >= minimumTopGain
   }
 
   /// Every visible candidate among `recipes`, ordered: by score, near-duplicates of a better one

@@ -193,16 +193,21 @@ extension Recipe {
       need: Sizing.ramp(noise.sigma, from: 2.5, to: 6))
   }
 
-  /// Sharpening (and a little clarity) for a subject that measures soft.
+  /// Sharpening (and a little clarity) for a subject that measures soft, stronger as less
+  /// detail is left. Its need is as large as the photo is clearly soft
+  /// (``SharpnessMeasurement/softness(_:)``): a phone's photo of flowers whose subject falls
+  /// off just past the soft mark (1.60) is offered it, but not sharpened unasked.
   public static let crisp = Recipe(
     "crisp", LocalizedText("Crisp", zh: "清晰"), symbol: "triangle", kind: .correction
   ) { a in
     guard a.sharpness.isSoft else { return nil }
-    let softness = Sizing.ramp(-a.sharpness.subjectSharpness, from: 3, to: 6)
+    let lost = Sizing.ramp(-a.sharpness.subjectSharpness, from: 3, to: 6)
     let p: [EditSettingType: Double] = [
-      .sharpness: Sizing.step(0.35 + 0.4 * softness), .clarity: Sizing.step(0.1 + 0.1 * softness),
+      .sharpness: Sizing.step(0.35 + 0.4 * lost), .clarity: Sizing.step(0.1 + 0.1 * lost),
     ]
-    return RecipeProposal(config: EditConfig(properties: p), need: 0.35 + 0.3 * softness)
+    return RecipeProposal(
+      config: EditConfig(properties: p),
+      need: SharpnessMeasurement.softness(a.sharpness) * (0.35 + 0.3 * lost))
   }
 
   static func castCorrection(_ a: PhotoAnalysis, warm: Bool) -> RecipeProposal? {
