@@ -28,6 +28,14 @@ struct CrispTests {
     // Part of a step: 150 pixels wanted, all 100 at 5 and 50 of the zeros.
     #expect(abs(b.meanDifference(to: a, largestShare: 0.15) - 500.0 / 150) < 1e-3)
     #expect(a.meanDifference(to: a, largestShare: 0.1) == 0)
+    // The most changed share never reads less than the whole image's mean.
+    let ramp = LabPixels(values: (0..<1000).map { SIMD3<Float>(50, Float($0) / 100, 0) })
+    let whole = ramp.meanDifference(to: a)
+    for share in [0.05, 0.1, 0.5, 1.0] {
+      let top = ramp.meanDifference(to: a, largestShare: share)
+      #expect(top >= whole - 1e-6, "share \(share): \(top) < \(whole)")
+    }
+    #expect(abs(ramp.meanDifference(to: a, largestShare: 1) - whole) < 1e-3)
   }
 
   /// The wine glasses (d01) and a camera's street photo (g68), blurred as the harness's strong

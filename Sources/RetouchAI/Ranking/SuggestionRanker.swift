@@ -225,14 +225,15 @@ struct SuggestionRanker {
   }
 
   /// Mean ΔE*ab of `config` rendered at full scale on the detail crop, over all of it or, for
-  /// a sharpening (`atEdges`), over the part it changes most, whichever is larger.
+  /// a sharpening (`atEdges`), over the part it changes most (never less than the whole
+  /// crop's mean, so that mean is not taken too).
   static func change(
     of config: EditConfig, on detail: (crop: Image, original: LabPixels), atEdges: Bool = false
   ) -> Double {
     let rendered = LabPixels(render(config, on: detail.crop, renderScale: 1))
-    let mean = rendered.meanDifference(to: detail.original)
-    guard atEdges else { return mean }
-    return max(mean, rendered.meanDifference(to: detail.original, largestShare: sharpenedShare))
+    return atEdges
+      ? rendered.meanDifference(to: detail.original, largestShare: sharpenedShare)
+      : rendered.meanDifference(to: detail.original)
   }
 
   /// Whether measuring `config` needs the detail crop (see ``measured(_:)``).
