@@ -221,5 +221,15 @@ struct ConvertCommandTests {
     let r = try CLIRunner.run(["convert", SharedPhotos.url("g04").path, "/nonexistent-dir/o.jpg"])
     #expect(r.exitCode == 73)
     #expect(r.stderr.contains("o.jpg: unwritable output"))
+    // The output of `suggest --sheet` and `auto -o` names the missing folder.
+    let photo = SharedPhotos.url("g04").path
+    for args in [
+      ["suggest", photo, "--max", "2", "--sheet", "/nonexistent-dir/sheet.jpg"],
+      ["auto", photo, "-o", "/nonexistent-dir/o.jpg", "--always-write"],
+    ] {
+      let r = try CLIRunner.run(args)
+      #expect(r.exitCode == 73, "\(args[0])")
+      #expect(r.stderr.contains("its folder /nonexistent-dir does not exist"), "\(r.stderr)")
+    }
   }
 }
