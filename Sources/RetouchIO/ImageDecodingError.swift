@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
+
 /// Why a photo could not be decoded (or was decoded with losses the caller refused).
 ///
 /// Messages read `<source>: <kind>: <detail>`, e.g.
@@ -69,4 +71,21 @@ public struct ImageEncodingError: Error, Sendable, Hashable, CustomStringConvert
   }
 
   public var description: String { "\(destination): \(kind.label): \(detail)" }
+
+  /// Writing to `url` failed with `error` (from Foundation's file writing): names a missing
+  /// folder, or a path that runs through a file, where Foundation says only that "the file
+  /// doesn't exist"; otherwise keeps the system's reason.
+  public static func unwritable(_ url: URL, _ error: any Error) -> ImageEncodingError {
+    let folder = url.deletingLastPathComponent().path
+    var isDirectory: ObjCBool = false
+    let detail =
+      if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
+        "its folder \(folder) does not exist."
+      } else if !isDirectory.boolValue {
+        "\(folder) is a file, not a folder."
+      } else {
+        (error as NSError).localizedDescription
+      }
+    return ImageEncodingError(.unwritable, destination: url.lastPathComponent, detail: detail)
+  }
 }

@@ -75,20 +75,7 @@ public struct ImageEncoder: Sendable {
     do {
       try data.write(to: url, options: [.atomic])
     } catch {
-      throw ImageEncodingError(
-        .unwritable, destination: url.lastPathComponent, detail: Self.writeFailure(url, error))
+      throw .unwritable(url, error)
     }
-  }
-
-  /// Why `url` could not be written: a missing folder, or a path through a file, is named
-  /// (Foundation says only that "the file doesn't exist"); otherwise the system's reason.
-  static func writeFailure(_ url: URL, _ error: any Error) -> String {
-    let folder = url.deletingLastPathComponent().path
-    var isDirectory: ObjCBool = false
-    if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
-      return "its folder \(folder) does not exist."
-    }
-    if !isDirectory.boolValue { return "\(folder) is a file, not a folder." }
-    return (error as NSError).localizedDescription
   }
 }

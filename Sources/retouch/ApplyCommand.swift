@@ -76,8 +76,7 @@ enum ApplyCommand: Subcommand {
       do {
         try config.jsonData(pretty: true).write(to: URL(fileURLWithPath: path), options: .atomic)
       } catch {
-        throw CLIError(
-          code: .cantCreate, message: "\(path): unwritable output: \(error.localizedDescription)")
+        throw CLIError(ImageEncodingError.unwritable(URL(fileURLWithPath: path), error))
       }
     }
     return 0

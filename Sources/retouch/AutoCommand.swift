@@ -154,9 +154,7 @@ enum AutoCommand: Subcommand {
       do {
         try (config ?? .neutral).jsonData(pretty: true).write(to: path, options: .atomic)
       } catch {
-        throw CLIError(
-          code: .cantCreate,
-          message: "\(path.lastPathComponent): unwritable output: \(error.localizedDescription)")
+        throw CLIError(ImageEncodingError.unwritable(path, error))
       }
     }
     if config == nil {

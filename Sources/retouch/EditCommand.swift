@@ -204,9 +204,7 @@ enum EditCommand: Subcommand {
     do {
       try encoder.encode(data).write(to: url, options: .atomic)
     } catch {
-      throw CLIError(
-        code: .cantCreate,
-        message: "\(url.lastPathComponent): unwritable output: \(error.localizedDescription)")
+      throw CLIError(ImageEncodingError.unwritable(url, error))
     }
   }
 

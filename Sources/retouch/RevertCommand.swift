@@ -39,9 +39,7 @@ enum RevertCommand: Subcommand {
     do {
       try data.write(to: output, options: .atomic)
     } catch {
-      throw CLIError(
-        code: .cantCreate,
-        message: "\(output.lastPathComponent): unwritable output: \(error.localizedDescription)")
+      throw CLIError(ImageEncodingError.unwritable(output, error))
     }
     return 0
   }

@@ -221,11 +221,12 @@ struct ConvertCommandTests {
     let r = try CLIRunner.run(["convert", SharedPhotos.url("g04").path, "/nonexistent-dir/o.jpg"])
     #expect(r.exitCode == 73)
     #expect(r.stderr.contains("o.jpg: unwritable output"))
-    // The output of `suggest --sheet` and `auto -o` names the missing folder.
+    // The output of `suggest --sheet`, `auto -o` and a saved edit names the missing folder.
     let photo = SharedPhotos.url("g04").path
     for args in [
       ["suggest", photo, "--max", "2", "--sheet", "/nonexistent-dir/sheet.jpg"],
       ["auto", photo, "-o", "/nonexistent-dir/o.jpg", "--always-write"],
+      ["auto", photo, "--save-config", "/nonexistent-dir/edit.json"],
     ] {
       let r = try CLIRunner.run(args)
       #expect(r.exitCode == 73, "\(args[0])")
