@@ -108,15 +108,21 @@ enum ApplyCommand: Subcommand {
       throw CLIError(code: .software, message: "\(error)")
     }
     guard let warnings else { return false }
-    for warning in warnings { Terminal.error("warning: \(warning)") }
+    warn(warnings, about: input)
     return true
+  }
+
+  /// Prints what the decoder of `input` warned about (a truncated file it filled in), each
+  /// line naming the file, as a folder run edits many.
+  static func warn(_ warnings: [String], about input: URL) {
+    for warning in warnings { Terminal.error("warning: \(input.lastPathComponent): \(warning)") }
   }
 
   /// Decodes and splits the result, so the image's storage has one owner and renders in place.
   static func load(_ input: URL) throws(CLIError) -> (Image, PhotoMetadata) {
     do {
       let decoded = try ImageDecoder().decode(input)
-      for warning in decoded.warnings { Terminal.error("warning: \(warning)") }
+      warn(decoded.warnings, about: input)
       return (decoded.image, decoded.metadata)
     } catch {
       throw CLIError(error)

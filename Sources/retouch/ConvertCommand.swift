@@ -69,7 +69,7 @@ enum ConvertCommand: Subcommand {
     } catch {
       throw CLIError(error)
     }
-    for warning in decoded.warnings { Terminal.error("warning: \(warning)") }
+    ApplyCommand.warn(decoded.warnings, about: input)
     var image = decoded.image
     if let maxSize, image.size.longEdge > maxSize {
       image = image.resized(to: image.size.fitting(longEdge: maxSize))

@@ -97,6 +97,20 @@ struct SuggestCommandTests {
     #expect(list.stdout.contains("style]") && !list.stdout.contains("correction]"))
   }
 
+  /// A truncated JPEG is measured as the decoder fills it in, and the warning names the file
+  /// (in a folder run, the only way to tell which photo it was).
+  @Test func aTruncatedPhotoIsNamedInItsWarning() throws {
+    let dir = try CLIRunner.temporaryDirectory()
+    let cut = dir.appendingPathComponent("cut.jpg")
+    let whole = try Data(contentsOf: SharedPhotos.url("d08"))
+    try whole.prefix(whole.count / 2).write(to: cut)
+    for args in [["suggest", cut.path, "--max", "1"], ["auto", dir.path]] {
+      let r = try CLIRunner.run(args)
+      #expect(r.exitCode == 0, "\(args[0]): \(r.stderr)")
+      #expect(r.stderr.contains("warning: cut.jpg: truncated file"), "\(r.stderr)")
+    }
+  }
+
   /// A folder is edited photo by photo: the underexposed copy is brightened and written under
   /// its own name, the good photo is left alone (its edit saved as neutral), a damaged file is
   /// reported without stopping the run, anything that is not a photo is skipped, and the
