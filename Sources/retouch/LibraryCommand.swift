@@ -414,9 +414,7 @@ enum LibraryCommand: Subcommand {
         try FileManager.default.setAttributes(
           [.posixPermissions: 0o644], ofItemAtPath: destination.path)
       } catch {
-        throw CLIError(
-          code: .cantCreate,
-          message: "\(destination.path): unwritable output: \(error.localizedDescription)")
+        throw CLIError(ImageEncodingError.unwritable(destination, error))
       }
       written.append(destination.path)
     }
