@@ -111,6 +111,21 @@ struct LiftedBlackTests {
     let (before, after) = AnalysisFixtures.difference(of: copy, from: photo, fixedBy: config)
     #expect(after < 0.15 * before, "ΔE*ab \(before) → \(after)")
   }
+
+  /// A frame of one flat colour (a grey card, a solid backdrop) is all one pile with nothing
+  /// under it, which is what a lift leaves, but it holds no picture: no lift is read, and the
+  /// top suggestion does not move its black point (a grey card at code 128 read a lift of
+  /// 0.50 and was taken to code 86). Lifted photos keep their reading (the tests above).
+  @Test(arguments: [[128, 128, 128], [255, 205, 155], [40, 90, 160]])
+  func flatFrameReadsNoLift(rgb: [Int]) {
+    let flat = AnalysisTestPhotos.synthetic(width: 300, height: 200) { _, _ in
+      (UInt8(rgb[0]), UInt8(rgb[1]), UInt8(rgb[2]))
+    }
+    #expect(engine.analysis(of: flat).exposure.liftedBlack == 0, "\(rgb)")
+    let config = engine.topSuggestion(for: flat) ?? EditConfig()
+    #expect(config.value(of: .blackPoint) == 0, "\(rgb): \(config)")
+    #expect(config.value(of: .exposure) == 0, "\(rgb): \(config)")
+  }
 }
 
 extension AnalysisFixtures {

@@ -1059,9 +1059,20 @@ enum ExposureMeasurement {
     guard under <= pile / 3 else { return 0 }
     let density = share(of: floors, from: code + 2, through: code + 11, total: total) / 5
     let ratio = pile / max(density, 1 / Double(total))
+    let picture = share(of: floors, from: code + 2, through: floors.count - 1, total: total)
     return Double(code) / 255
       * smoothstep(liftPileRatio.lowerBound, liftPileRatio.upperBound, ratio)
+      * smoothstep(liftedPicture.lowerBound, liftedPicture.upperBound, picture)
   }
+
+  /// Share of the photo above a pile (its darkest channel two codes or more over it) over which
+  /// the pile reads as a lifted black, fading in to the upper end. A frame of one flat colour
+  /// is all pile with nothing under it, as a lift leaves, but nothing above it either: a grey
+  /// card at code 128 read a lift of 0.50 and was taken to code 86. A lift leaves the picture
+  /// above its black: a disparity map that is black over half its frame keeps the rest above
+  /// the pile when lifted (the picture's spread in L* would not do: lifted, that map spans
+  /// a few L*, and its lifted copies lost their fix).
+  static let liftedPicture = 0.005...0.02
 
   /// How far above the darkest channel's bottom the pile of a lifted black level is looked for
   /// (codes): past a resize's undershoot.

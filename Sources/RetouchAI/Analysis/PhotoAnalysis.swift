@@ -350,8 +350,9 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// The encoded level (0...1) the display black reads as raised to: the code at the bottom
   /// of the darkest channel (within ten codes of its 0.02nd percentile, past a resize's
   /// undershoot) where the photo's blacks pile up (a lifted export moves every black to one
-  /// code and leaves nothing under it). 0 when the floor shows no such pile; nil in analyses
-  /// made before it was measured.
+  /// code and leaves nothing under it). 0 when the floor shows no such pile, or nothing of the
+  /// picture lies above it (a frame of one flat colour); nil in analyses made before it was
+  /// measured.
   public var liftedBlack: Double?
   /// The encoded level (0...1) under which only 0.02 % of the photo has its darkest channel:
   /// where a lift has put the photo's black. Nil in analyses made before it was measured.
