@@ -323,6 +323,33 @@ struct GraphicTests {
     #expect(analysis.kind == .graphic, "\(String(describing: analysis.flatAreas))")
   }
 
+  /// Blocks of flat colour drawn without anti-aliasing, each two pixels wide or more, leave
+  /// no pixel between the flat areas: a QR-like code (black and white modules of 12 px) and
+  /// pixel art (six colours in tiles of 16 px). Their boundaries are the edges; they are
+  /// graphics, and nothing corrects them (the code had its white pulled down by Highlights
+  /// and its black lifted, the pixel art its black point moved).
+  @Test(arguments: [12, 16])
+  func hardEdgedBlocksAreGraphics(block: Int) {
+    var random = SeededRandom(seed: UInt64(block))
+    let palette: [(UInt8, UInt8, UInt8)] =
+      block == 12
+      ? [(0, 0, 0), (255, 255, 255)]
+      : [
+        (20, 20, 30), (200, 60, 50), (240, 200, 80), (60, 140, 70), (70, 90, 200), (250, 250, 250),
+      ]
+    let (columns, rows) = (33, 27)
+    let cells = (0..<(columns * rows)).map { _ in Int(random.next() % UInt64(palette.count)) }
+    let image = AnalysisTestPhotos.synthetic(width: columns * block, height: rows * block) {
+      x, y in palette[cells[(y / block) * columns + x / block]]
+    }
+    let analysis = engine.analysis(of: image)
+    #expect(analysis.kind == .graphic, "\(String(describing: analysis.flatAreas))")
+    #expect(analysis.flatAreas?.edgeShare == 1)
+    let top = engine.topSuggestion(for: image)
+    #expect(top == nil, "corrected unasked: \(String(describing: top))")
+    #expect(engine.autoEdit(for: image) == nil)
+  }
+
   /// `image` as the evaluation harness degrades it, in linear light: `gain` times each channel,
   /// then Koschmieder's haze `J·t + A·(1 − t)`, clipped; then, on the encoded values, a lifted
   /// black `b + (1 − b)·v` for a positive `black` or a crushed one `(v − |b|) / (1 − |b|)`,

@@ -73,10 +73,13 @@ enum FlatAreas {
       reading.flatColors = colors.count
       let onGround = ground(p, colors: colors.grounds, count: w * h)
       reading.inkTexturedShare = texturedShare(onGround, width: w, height: h)
-      let (rows, ink) = drawnRows(p, flat: flat, ground: onGround, width: w)
+      let (rows, ink, sharp) = drawnRows(p, flat: flat, ground: onGround, width: w)
       let lines = textLines(rows, width: w)
       reading.textBands = lines.count
-      reading.edgeShare = edgeShare(rows, in: [0..<h])
+      // Flat blocks two pixels wide or more (pixel art, a QR code) meet without a pixel drawn
+      // between them: where they meet at a sharp edge, every boundary is one.
+      let drawn = rows.reduce(0) { $0 + $1.drawn }
+      reading.edgeShare = drawn > 0 ? edgeShare(rows, in: [0..<h]) : sharp ? 1 : 0
       reading.lineEdgeShare = edgeShare(rows, in: lines)
       reading.inkShare = Double(ink.pixels) / Double(w * h)
       reading.inkEdgeShare = ink.pixels == 0 ? 0 : Double(ink.edges) / Double(ink.pixels)
@@ -157,11 +160,12 @@ enum FlatAreas {
   }
 
   /// Per row of the copy, how many of its pixels are not flat (`drawn`) and how many of those
-  /// lie on a sharp edge (``sharpEdges``); and over the copy, how many pixels are off the
-  /// `ground` (`ink`) and how many of those lie on a sharp edge.
+  /// lie on a sharp edge (``sharpEdges``); over the copy, how many pixels are off the `ground`
+  /// (`ink`) and how many of those lie on a sharp edge; and whether any pixel at all lies on
+  /// one (`sharp`).
   private static func drawnRows(
     _ p: UnsafeBufferPointer<UInt8>, flat: [Bool], ground: [Bool], width w: Int
-  ) -> (rows: [(drawn: Int, edges: Int)], ink: (pixels: Int, edges: Int)) {
+  ) -> (rows: [(drawn: Int, edges: Int)], ink: (pixels: Int, edges: Int), sharp: Bool) {
     let h = flat.count / w
     let edge = sharpEdges(p, width: w, height: h)
     var ink = (pixels: 0, edges: 0)
@@ -180,7 +184,7 @@ enum FlatAreas {
       }
       return (drawn, edges)
     }
-    return (rows, ink)
+    return (rows, ink, edge.contains(true))
   }
 
   /// Whether each pixel lies on a sharp edge: its 3 × 3 neighbourhood (clipped at the copy's

@@ -100,7 +100,9 @@ public struct FlatAreaAnalysis: Sendable, Hashable, Codable {
   public var textBands: Int
   /// Share (0...1) of the pixels that are not flat lying on a sharp edge (a 3 × 3
   /// neighbourhood spanning 24 codes or more in some channel): anti-aliased text and shapes
-  /// (rendered pages 0.77–1, app screens saved as JPEG down to 0.55). Photographs reach as
+  /// (rendered pages 0.77–1, app screens saved as JPEG down to 0.55); 1 where no pixel is
+  /// drawn between the flat areas and they meet at a sharp edge (blocks of flat colour two
+  /// pixels wide or more, unresized: pixel art, a QR code). Photographs reach as
   /// high where little is left between flat areas (the harness's copies of a casino crushed
   /// into its black 0.72–0.81, of a white scene a stop over 0.93), which is why a graphic also
   /// needs flat colours or lines of text.
