@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import RetouchCore
 import Testing
 
@@ -7,14 +8,17 @@ import Testing
 
 /// The analysis copy's box reduction against a plain per-pixel block mean.
 @Suite struct AnalysisCopyTests {
-  /// A `width × height` image of `format` filled with pseudo-random components (fixed seed).
+  /// A `width × height` image of `format` filled with pseudo-random colour components (fixed
+  /// seed), opaque.
   static func noise(width: Int, height: Int, format: PixelFormat) -> Image {
     var state: UInt32 = 12345
-    let count = width * height * format.channelCount * (format.bitDepth / 8)
+    let componentBytes = format.bitDepth / 8
+    let count = width * height * format.channelCount * componentBytes
     var bytes = [UInt8](repeating: 0, count: count)
     for i in 0..<count {
       state = state &* 1_664_525 &+ 1_013_904_223
-      bytes[i] = UInt8(truncatingIfNeeded: state >> 24)
+      let isAlpha = format.hasAlpha && (i / componentBytes) % 4 == 3
+      bytes[i] = isAlpha ? 0xFF : UInt8(truncatingIfNeeded: state >> 24)
     }
     return Image(width: width, height: height, format: format, bytes: bytes)
   }
@@ -52,5 +56,61 @@ import Testing
     var values: [Int] = []
     copy.withUnsafeBytes { raw in values = raw.map { Int($0) } }
     #expect(values == Self.reference(image, factor: k))
+  }
+
+  /// Transparent pixels (alpha under one half) take the colour of the nearest opaque pixel of
+  /// their row, the left one at equal distance; a row with none takes the nearest such row,
+  /// the upper one at equal distance. The stored colour of a transparent pixel is not read.
+  @Test(arguments: [PixelFormat.rgba8, .rgba16])
+  func transparentPixelsTakeTheNearestOpaqueColour(format: PixelFormat) throws {
+    let unit = format.bitDepth == 16 ? 257 : 1
+    var image = Image(width: 6, height: 4, format: format)
+    let red = [200, 10, 10], blue = [10, 10, 200]
+    // Row 1: red at x 1, blue at x 4 (x 2 and 3 between them), the rest transparent with
+    // stored colours of their own; rows 0, 2 and 3 transparent.
+    for y in 0..<4 {
+      for x in 0..<6 { image.setPixel(x: x, y: y, [77 * unit, 33 * unit, 99 * unit, 0]) }
+    }
+    image.setPixel(x: 1, y: 1, red.map { $0 * unit } + [255 * unit])
+    image.setPixel(x: 4, y: 1, blue.map { $0 * unit } + [128 * unit])
+    image.setPixel(x: 2, y: 1, [0, 0, 0, 127 * unit])
+    let filled = try #require(TransparentFill.filled(image))
+    #expect(filled.format == (format == .rgba8 ? .rgb8 : .rgb16))
+    let expected = [red, red, red, blue, blue, blue]
+    for y in 0..<4 {
+      for x in 0..<6 {
+        let p = filled.pixel(x: x, y: y).map { $0 / unit }
+        #expect(p == expected[x], "(\(x), \(y)): \(p)")
+      }
+    }
+    // The analysis copy is made from the filled photo.
+    let copy = AnalysisCopy.make(from: image)
+    #expect(copy.pixel(x: 0, y: 3) == red && copy.pixel(x: 5, y: 0) == blue)
+    // Nothing to fill: no alpha, every pixel opaque, or none.
+    #expect(TransparentFill.filled(Self.noise(width: 5, height: 3, format: .rgb8)) == nil)
+    #expect(TransparentFill.filled(Self.noise(width: 5, height: 3, format: format)) == nil)
+    #expect(TransparentFill.filled(Image(width: 5, height: 3, format: format)) == nil)
+  }
+
+  /// A cut-out: the rocket launch (s04) with the left half of its frame made transparent and
+  /// stored black, as cut-outs often store their ground. The ground is not measured as black
+  /// (it read as half the photo clipped to black, and the top suggestion moved the black
+  /// point by −0.24); like the photo, the cut-out is left as it is.
+  @Test func transparentGroundIsNotMeasuredAsBlack() throws {
+    let photo = try AnalysisFixtures.decode("s04").image
+    let engine = SuggestionEngine()
+    #expect(engine.topSuggestion(for: photo) == nil, "no baseline to compare with")
+    var cutout = Image(width: photo.width, height: photo.height, format: .rgba8)
+    for y in 0..<photo.height {
+      for x in 0..<photo.width {
+        let ground = x < photo.width / 2
+        cutout.setPixel(x: x, y: y, ground ? [0, 0, 0, 0] : photo.pixel(x: x, y: y) + [255])
+      }
+    }
+    let analysis = engine.analysis(of: cutout)
+    #expect(analysis.exposure.shadowClipping < 0.01, "\(analysis.exposure)")
+    #expect((analysis.exposure.crushedBlack ?? 0) == 0)
+    let top = engine.topSuggestion(for: cutout)
+    #expect(top == nil, "\(String(describing: top))")
   }
 }

@@ -15,8 +15,9 @@ enum AnalysisCopy {
   /// reduced by the integer factor `k = ⌊longEdge / 512⌋` with an exact box (area) average of
   /// `k × k` blocks on the encoded values (the last partial row and column of blocks are
   /// dropped, less than `k` pixels), and when that leaves a long edge above 640 the rest is done
-  /// with the bilinear resampler on the small intermediate. Alpha is dropped; 16-bit components
-  /// are averaged first and rounded to 8 bits once.
+  /// with the bilinear resampler on the small intermediate. Alpha is dropped, transparent
+  /// pixels first given the colour of the nearest opaque ones (``TransparentFill``); 16-bit
+  /// components are averaged first and rounded to 8 bits once.
   ///
   /// Cost: one pass over the photo that adds rows into a per-band integer row (vectorised; 16-bit
   /// sums for 8-bit photos), then sums `k` neighbours per output pixel; parallel over output
@@ -24,6 +25,7 @@ enum AnalysisCopy {
   /// (median of `retouch-bench ai`, 8.5 ms with 32-bit sums) on the 2-core build machine while
   /// other jobs ran (release build).
   static func make(from image: Image) -> Image {
+    if let opaque = TransparentFill.filled(image) { return make(from: opaque) }
     let longEdge = image.size.longEdge
     if longEdge <= keepLongEdge {
       if image.format == .rgb8 { return image }

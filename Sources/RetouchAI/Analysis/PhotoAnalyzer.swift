@@ -42,7 +42,8 @@ public struct PhotoAnalyzer: Sendable {
 
   /// The 8-bit RGB copy, long edge about 512 px, that ``analyzeSmall(_:fullSize:metadata:)``
   /// expects. Box (area) reduction by an integer factor, then bilinear for the rest when needed;
-  /// photos up to 640 px are only converted to 8-bit RGB. Alpha is dropped.
+  /// photos up to 640 px are only converted to 8-bit RGB. Alpha is dropped, transparent pixels
+  /// first given the colour of the nearest opaque ones (``TransparentFill``).
   public static func analysisCopy(of image: Image) -> Image {
     AnalysisCopy.make(from: image)
   }
@@ -80,11 +81,13 @@ public struct PhotoAnalyzer: Sendable {
   /// free (see ``analyzeSmall(_:fullSize:metadata:alongside:)``), and returns its result.
   ///
   /// A picture framed in flat bars (``PictureBorder``) is measured without them; the faces and
-  /// the subject are placed in the whole frame.
+  /// the subject are placed in the whole frame. A photo with transparent parts is measured
+  /// with them filled from the nearest opaque pixels (``TransparentFill``).
   func analyze<Extra: Sendable>(
-    _ image: Image, copy small: Image, metadata: PhotoMetadata?, measureNoise: Bool,
+    _ photo: Image, copy small: Image, metadata: PhotoMetadata?, measureNoise: Bool,
     alongside: @Sendable () -> Extra
   ) -> (analysis: PhotoAnalysis, extra: Extra) {
+    let image = TransparentFill.filled(photo) ?? photo
     let copy = small.format == .rgb8 ? small : AnalysisCopy.make(from: small)
     guard let frame = PictureBorder.framing(of: copy, photoSize: image.size) else {
       return analyzePicture(
