@@ -2,6 +2,7 @@
 
 import Foundation
 import RetouchCore
+import RetouchRender
 import Testing
 
 @testable import RetouchAI
@@ -58,11 +59,12 @@ import Testing
     #expect(values == Self.reference(image, factor: k))
   }
 
-  /// Transparent pixels (alpha under one half) take the colour of the nearest opaque pixel of
-  /// their row, the left one at equal distance; a row with none takes the nearest such row,
-  /// the upper one at equal distance. The stored colour of a transparent pixel is not read.
+  /// Transparent pixels (alpha under one half) are filled from the opaque pixels of their row
+  /// as mirrored from the nearest one (the left one at equal distance); a row with none takes
+  /// the nearest such row, the upper one at equal distance. The stored colour of a
+  /// transparent pixel is not read.
   @Test(arguments: [PixelFormat.rgba8, .rgba16])
-  func transparentPixelsTakeTheNearestOpaqueColour(format: PixelFormat) throws {
+  func transparentPixelsAreFilledByMirroring(format: PixelFormat) throws {
     let unit = format.bitDepth == 16 ? 257 : 1
     var image = Image(width: 6, height: 4, format: format)
     let red = [200, 10, 10], blue = [10, 10, 200]
@@ -83,6 +85,15 @@ import Testing
         #expect(p == expected[x], "(\(x), \(y)): \(p)")
       }
     }
+    // Three opaque pixels in a row of eight: mirrored outward from each end.
+    var row = Image(width: 8, height: 1, format: format)
+    let (a, b, c) = ([40, 50, 60], [70, 80, 90], [100, 110, 120])
+    for (x, colour) in [(2, a), (3, b), (4, c)] {
+      row.setPixel(x: x, y: 0, colour.map { $0 * unit } + [255 * unit])
+    }
+    let mirrored = try #require(TransparentFill.filled(row))
+    let filledRow = (0..<8).map { x in mirrored.pixel(x: x, y: 0).map { $0 / unit } }
+    #expect(filledRow == [b, a, a, b, c, c, b, a], "\(filledRow)")
     // The analysis copy is made from the filled photo.
     let copy = AnalysisCopy.make(from: image)
     #expect(copy.pixel(x: 0, y: 3) == red && copy.pixel(x: 5, y: 0) == blue)
@@ -92,25 +103,53 @@ import Testing
     #expect(TransparentFill.filled(Image(width: 5, height: 3, format: format)) == nil)
   }
 
+  /// `photo` with the left half of its frame transparent, stored as `ground` (grey level).
+  static func cutout(_ photo: Image, ground: Int) -> Image {
+    var cutout = Image(width: photo.width, height: photo.height, format: .rgba8)
+    for y in 0..<photo.height {
+      for x in 0..<photo.width {
+        let transparent = x < photo.width / 2
+        let opaque = photo.pixel(x: x, y: y) + [255]
+        cutout.setPixel(x: x, y: y, transparent ? [ground, ground, ground, 0] : opaque)
+      }
+    }
+    return cutout
+  }
+
   /// A cut-out: the rocket launch (s04) with the left half of its frame made transparent and
   /// stored black, as cut-outs often store their ground. The ground is not measured as black
   /// (it read as half the photo clipped to black, and the top suggestion moved the black
-  /// point by −0.24); like the photo, the cut-out is left as it is.
+  /// point by −0.24); like the photo, the cut-out is left as it is. Darkened by 1.5 EV, with
+  /// its ground stored black or white, it is brightened as its opaque half alone is, and its
+  /// colour is left alone as that half's is (it had Black Point −0.24, or Highlights −0.25
+  /// with Shadows +0.35, and no brightening; filled with its edge's colours, a cool-down).
   @Test func transparentGroundIsNotMeasuredAsBlack() throws {
     let photo = try AnalysisFixtures.decode("s04").image
     let engine = SuggestionEngine()
     #expect(engine.topSuggestion(for: photo) == nil, "no baseline to compare with")
-    var cutout = Image(width: photo.width, height: photo.height, format: .rgba8)
-    for y in 0..<photo.height {
-      for x in 0..<photo.width {
-        let ground = x < photo.width / 2
-        cutout.setPixel(x: x, y: y, ground ? [0, 0, 0, 0] : photo.pixel(x: x, y: y) + [255])
-      }
-    }
+    let cutout = Self.cutout(photo, ground: 0)
     let analysis = engine.analysis(of: cutout)
     #expect(analysis.exposure.shadowClipping < 0.01, "\(analysis.exposure)")
     #expect((analysis.exposure.crushedBlack ?? 0) == 0)
     let top = engine.topSuggestion(for: cutout)
     #expect(top == nil, "\(String(describing: top))")
+
+    let dark = AnalysisFixtures.gained(photo, 0.35, 0.35, 0.35)
+    let left = photo.width / 2
+    let half = AnalysisTestPhotos.synthetic(width: photo.width - left, height: photo.height) {
+      x, y in
+      let p = dark.pixel(x: x + left, y: y)
+      return (UInt8(p[0]), UInt8(p[1]), UInt8(p[2]))
+    }
+    let alone = try #require(engine.topSuggestion(for: half))
+    #expect(alone.value(of: .exposure) >= 1, "\(alone)")
+    for ground in [0, 255] {
+      let edit = try #require(engine.topSuggestion(for: Self.cutout(dark, ground: ground)))
+      let ev = edit.value(of: .exposure)
+      #expect(abs(ev - alone.value(of: .exposure)) <= 0.1, "\(ground): \(edit)")
+      for setting in [EditSettingType.temperature, .tint, .blackPoint, .highlights] {
+        #expect(edit.value(of: setting) == alone.value(of: setting), "\(ground): \(edit)")
+      }
+    }
   }
 }
