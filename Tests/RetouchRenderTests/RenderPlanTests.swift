@@ -50,6 +50,29 @@ struct RenderPlanTests {
     #expect(image.withUnsafeBytes { Array($0) } == before)
   }
 
+  /// An 8-bit RGBA photo the caller keeps is rendered into a new image by the fused pass, which
+  /// writes colour only: its alpha is copied, not left as whatever the new image's memory
+  /// held (a suggestion's thumbnail of a cut-out came out with alpha 0 to 193 where the photo
+  /// was opaque, and differently on every run).
+  @Test(arguments: [
+    EditConfig(properties: [.saturation: 0.13, .vibrance: 0.39]),
+    EditConfig(properties: [.contrast: 0.35, .vignette: 0.25]),
+    EditConfig(properties: [.exposure: 0.3, .shadows: 0.3]),
+  ])
+  func keptRGBASourceKeepsItsAlpha(config: EditConfig) {
+    let image = syntheticImage(width: 67, height: 41, format: .rgba8, seed: 33)
+    let out = image.rendered(with: config)
+    #expect(out.format == .rgba8 && out.size == image.size)
+    var changed = 0
+    for y in 0..<image.height {
+      for x in 0..<image.width where out.pixel(x: x, y: y)[3] != image.pixel(x: x, y: y)[3] {
+        changed += 1
+      }
+    }
+    #expect(changed == 0, "\(config): alpha changed on \(changed) pixels")
+    #expect(!out.hasSamePixels(as: image), "\(config): nothing rendered")
+  }
+
   /// +1 EV doubles scene-linear light: flat greys, full render.
   @Test(arguments: [PixelFormat.rgb16, .rgb8])
   func plusOneStopDoublesLinearLight(format: PixelFormat) {

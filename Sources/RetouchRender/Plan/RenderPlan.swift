@@ -396,9 +396,9 @@ struct PixelStages: Sendable {
     format.bitDepth == 8 && fusedTable != nil
   }
 
-  /// The stages from `source` into `output` (same size and format; every byte written), so a
-  /// source the caller keeps is read once instead of copied and then edited. Only where
-  /// ``runsOutOfPlace(_:)``.
+  /// The stages from `source` into `output` (same size and format; every byte written, alpha
+  /// copied as it is), so a source the caller keeps is read once instead of copied and then
+  /// edited. Only where ``runsOutOfPlace(_:)``.
   func run(from source: Image, into output: inout Image, threads: Int?) {
     precondition(
       runsOutOfPlace(source.format) && source.size == output.size && source.format == output.format)
@@ -413,10 +413,14 @@ struct PixelStages: Sendable {
           let scratch = RowScratch(width: width)
           for y in rows {
             let offset = y * width * channels
+            let row = (to.pointer + offset).assumingMemoryBound(to: UInt8.self)
+            let input = UnsafePointer((from.pointer + offset).assumingMemoryBound(to: UInt8.self))
             fusedRow8(
-              y, (to.pointer + offset).assumingMemoryBound(to: UInt8.self), width: width,
-              channels: channels, lut: lut, scratch: scratch,
-              source: UnsafePointer((from.pointer + offset).assumingMemoryBound(to: UInt8.self)))
+              y, row, width: width, channels: channels, lut: lut, scratch: scratch, source: input)
+            // The fused pass writes colour only.
+            if channels == 4 {
+              for x in 0..<width { row[4 &* x &+ 3] = input[4 &* x &+ 3] }
+            }
           }
         }
       }
