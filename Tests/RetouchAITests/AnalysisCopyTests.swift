@@ -152,4 +152,22 @@ import Testing
       }
     }
   }
+
+  /// The suggestions' thumbnails of a cut-out show it as it is, transparent where it is: the
+  /// analysis copy they were taken from had neither its alpha nor its ground (filled, or
+  /// before the fill stored black).
+  @Test func cutoutThumbnailsKeepTheirTransparency() async throws {
+    let cutout = Self.cutout(try AnalysisFixtures.decode("s04").image, ground: 0)
+    let list = await SuggestionEngine().suggestions(
+      for: cutout, options: .init(maxSuggestions: 3, thumbnailMaxDimension: 256))
+    #expect(!list.isEmpty)
+    for suggestion in list {
+      let thumbnail = try #require(suggestion.thumbnail)
+      #expect(thumbnail.format.hasAlpha, "\(suggestion.lookID): \(thumbnail.format)")
+      guard thumbnail.format.hasAlpha else { continue }
+      let y = thumbnail.height / 2
+      #expect(thumbnail.pixel(x: 2, y: y)[3] == 0, "\(suggestion.lookID)")
+      #expect(thumbnail.pixel(x: thumbnail.width - 3, y: y)[3] == 255, "\(suggestion.lookID)")
+    }
+  }
 }

@@ -16,8 +16,8 @@ enum AnalysisCopy {
   /// `k × k` blocks on the encoded values (the last partial row and column of blocks are
   /// dropped, less than `k` pixels), and when that leaves a long edge above 640 the rest is done
   /// with the bilinear resampler on the small intermediate. Alpha is dropped, transparent
-  /// pixels first given the colour of the nearest opaque ones (``TransparentFill``); 16-bit
-  /// components are averaged first and rounded to 8 bits once.
+  /// pixels first filled from the opaque ones (``TransparentFill``); 16-bit components are
+  /// averaged first and rounded to 8 bits once.
   ///
   /// Cost: one pass over the photo that adds rows into a per-band integer row (vectorised; 16-bit
   /// sums for 8-bit photos), then sums `k` neighbours per output pixel; parallel over output

@@ -43,9 +43,16 @@ public struct PhotoAnalyzer: Sendable {
   /// The 8-bit RGB copy, long edge about 512 px, that ``analyzeSmall(_:fullSize:metadata:)``
   /// expects. Box (area) reduction by an integer factor, then bilinear for the rest when needed;
   /// photos up to 640 px are only converted to 8-bit RGB. Alpha is dropped, transparent pixels
-  /// first given the colour of the nearest opaque ones (``TransparentFill``).
+  /// first filled from the opaque ones (``TransparentFill``).
   public static func analysisCopy(of image: Image) -> Image {
     AnalysisCopy.make(from: image)
+  }
+
+  /// `image` as the analysis reads it at its own size: without alpha, its transparent pixels
+  /// filled from the opaque ones (``TransparentFill``); `image` itself when nothing in it is
+  /// transparent. Made once per photo, before its analysis copy.
+  static func measurable(_ image: Image) -> Image {
+    TransparentFill.filled(image) ?? image
   }
 
   /// Measures `image`, the upright photo at any size (8- or 16-bit RGB or RGBA).
@@ -61,13 +68,15 @@ public struct PhotoAnalyzer: Sendable {
   ///   - measureNoise: measure grain at full resolution (≈ 5 ms on 12 MP); nil when false.
   public func analyze(_ image: Image, metadata: PhotoMetadata?, measureNoise: Bool) -> PhotoAnalysis
   {
-    analyze(
-      image, copy: Self.analysisCopy(of: image), metadata: metadata, measureNoise: measureNoise)
+    let photo = Self.measurable(image)
+    return analyze(
+      photo, copy: Self.analysisCopy(of: photo), metadata: metadata, measureNoise: measureNoise)
   }
 
-  /// ``analyze(_:metadata:measureNoise:)`` with the analysis copy the caller already made
-  /// (``analysisCopy(of:)``): the copy's measurements, then what the photo at its own size
-  /// reads better (grain when `measureNoise`, the crushed black point).
+  /// ``analyze(_:metadata:measureNoise:)`` of a photo already made ``measurable(_:)``, with
+  /// the analysis copy the caller already made of it (``analysisCopy(of:)``): the copy's
+  /// measurements, then what the photo at its own size reads better (grain when
+  /// `measureNoise`, the crushed black point).
   func analyze(
     _ image: Image, copy small: Image, metadata: PhotoMetadata?, measureNoise: Bool
   ) -> PhotoAnalysis {
@@ -81,13 +90,11 @@ public struct PhotoAnalyzer: Sendable {
   /// free (see ``analyzeSmall(_:fullSize:metadata:alongside:)``), and returns its result.
   ///
   /// A picture framed in flat bars (``PictureBorder``) is measured without them; the faces and
-  /// the subject are placed in the whole frame. A photo with transparent parts is measured
-  /// with them filled from the nearest opaque pixels (``TransparentFill``).
+  /// the subject are placed in the whole frame. `image` is the photo made ``measurable(_:)``.
   func analyze<Extra: Sendable>(
-    _ photo: Image, copy small: Image, metadata: PhotoMetadata?, measureNoise: Bool,
+    _ image: Image, copy small: Image, metadata: PhotoMetadata?, measureNoise: Bool,
     alongside: @Sendable () -> Extra
   ) -> (analysis: PhotoAnalysis, extra: Extra) {
-    let image = TransparentFill.filled(photo) ?? photo
     let copy = small.format == .rgb8 ? small : AnalysisCopy.make(from: small)
     guard let frame = PictureBorder.framing(of: copy, photoSize: image.size) else {
       return analyzePicture(

@@ -126,15 +126,16 @@ public struct SuggestionEngine: Sendable {
     for image: Image, metadata: PhotoMetadata?, disabledLooks: Set<String>, measureNoise: Bool
   ) -> (config: EditConfig?, analysis: PhotoAnalysis) {
     let analyzer = PhotoAnalyzer()
-    let small = PhotoAnalyzer.analysisCopy(of: image)
+    let photo = PhotoAnalyzer.measurable(image)
+    let small = PhotoAnalyzer.analysisCopy(of: photo)
     // The measuring copy is made beside the analysis's last stage whether or not a fix will be
     // measured on it: there it costs no time, after the analysis ~0.7 ms.
     let (analysis, measuring) = analyzer.analyze(
-      image, copy: small, metadata: metadata, measureNoise: measureNoise,
+      photo, copy: small, metadata: metadata, measureNoise: measureNoise,
       alongside: { MeasuringCopy(of: small) })
     let config = SuggestionRanker.top(
       analysis: analysis, disabled: disabledLooks, measuring: measuring,
-      detailCrop: { SuggestionRanker.detailCrop(of: image, around: analysis.subject.region) }
+      detailCrop: { SuggestionRanker.detailCrop(of: photo, around: analysis.subject.region) }
     )?.proposal.config
     return (config, analysis)
   }
@@ -201,14 +202,15 @@ public struct SuggestionEngine: Sendable {
   ) -> SuggestionResult {
     if isCancelled() { return SuggestionResult([]) }
     let analyzer = PhotoAnalyzer()
-    let small = PhotoAnalyzer.analysisCopy(of: image)
+    let photo = PhotoAnalyzer.measurable(image)
+    let small = PhotoAnalyzer.analysisCopy(of: photo)
     let (analysis, measuring) = analyzer.analyze(
-      image, copy: small, metadata: metadata, measureNoise: measureNoise,
+      photo, copy: small, metadata: metadata, measureNoise: measureNoise,
       alongside: { MeasuringCopy(of: small) })
     if isCancelled() { return SuggestionResult([]) }
     let ranker = SuggestionRanker(
       analysis: analysis, measuring: measuring,
-      detailCrop: SuggestionRanker.detailCrop(of: image, around: analysis.subject.region))
+      detailCrop: SuggestionRanker.detailCrop(of: photo, around: analysis.subject.region))
     let disabled = options.disabledLooks
     guard
       let ranked = ranker.ranked(
@@ -282,10 +284,13 @@ public struct SuggestionEngine: Sendable {
   public static let originalID = "original"
 
   /// The unedited thumbnail (long edge `maxDimension`), from the analysis copy when it is large
-  /// enough, else from the photo; nil when thumbnails are off.
+  /// enough, else from the photo; nil when thumbnails are off. A photo with alpha is shown as
+  /// it is, transparent where it is: its analysis copy has no alpha, and its transparent
+  /// pixels filled (``TransparentFill``).
   static func thumbnailBase(image: Image, small: Image, maxDimension: Int) -> Image? {
     guard maxDimension > 0 else { return nil }
-    let source = small.size.longEdge >= maxDimension ? small : image
+    let fromCopy = small.size.longEdge >= maxDimension && !image.format.hasAlpha
+    let source = fromCopy ? small : image
     return source.resized(toFitLongEdge: maxDimension)
   }
 }
