@@ -10,6 +10,7 @@ packages=(
   libjpeg62-turbo-dev   # JPEG decode/encode (libjpeg-turbo)
   libpng-dev            # PNG
   libheif-dev           # HEIF/HEIC (libheif with libde265 decoder and x265 encoder)
+  libwebp-dev           # WebP (libwebp, loaded on first use)
   liblcms2-dev          # ICC colour management
   libexif-dev           # EXIF parsing
   libmicrohttpd-dev     # HTTP server of the web editor (retouch serve)

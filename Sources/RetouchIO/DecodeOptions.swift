@@ -36,8 +36,8 @@ public struct DecodeOptions: Sendable, Hashable {
   public var convertsColor: Bool = true
 
   /// Shrink on load: the decoder may return an image scaled down by a cheap factor (JPEG DCT
-  /// scaling by M/8, M = 1…7; HEIF and PNG decode at full size) as long as the long edge of the
-  /// result stays at least `minimumLongEdge`. `nil` decodes at full size.
+  /// scaling by M/8, M = 1…7; HEIF, PNG and WebP decode at full size) as long as the long edge
+  /// of the result stays at least `minimumLongEdge`. `nil` decodes at full size.
   public var minimumLongEdge: Int? = nil
 
   /// Keep 16-bit sources (PNG, 10/12-bit HEIF) at 16 bits. With `false` they are reduced to 8.

@@ -3,7 +3,7 @@
 import Foundation
 import RetouchCore
 
-/// Decodes JPEG, PNG and HEIF photos into upright, colour-managed `RetouchCore` `Image`s.
+/// Decodes JPEG, PNG, HEIF and WebP photos into upright, colour-managed `RetouchCore` `Image`s.
 ///
 /// The format is sniffed from the bytes, never from the file name. Decoding is synchronous and
 /// uses the calling thread (plus the codec's own threads, for HEVC). Safe to use from any thread.
@@ -34,11 +34,13 @@ public struct ImageDecoder: Sendable {
     case .jpeg: raw = try JPEGCodec.decode(data, source: source, options: options)
     case .png: raw = try PNGCodec.decode(data, source: source, options: options)
     case .heif: raw = try HEIFCodec.decode(data, source: source, options: options)
+    case .webp: raw = try WebPCodec.decode(data, source: source, options: options)
     default:
       throw ImageDecodingError(
         .unsupportedFormat, source: source,
         detail:
-          "\(format) files are recognised but not decoded; convert to JPEG, PNG or HEIC first.")
+          "\(format) files are recognised but not decoded; convert to JPEG, PNG, HEIC or WebP "
+          + "first.")
     }
     return finish(raw, format: format, source: source)
   }
@@ -55,10 +57,12 @@ public struct ImageDecoder: Sendable {
     case .jpeg: header = try JPEGCodec.readHeader(data, source: source, options: options)
     case .png: header = try PNGCodec.readHeader(data, source: source, options: options)
     case .heif: header = try HEIFCodec.readHeader(data, source: source, options: options)
+    case .webp: header = try WebPCodec.readHeader(data, source: source, options: options)
     default:
       throw ImageDecodingError(
         .unsupportedFormat, source: source,
-        detail: "\(format) files are recognised but not read; convert to JPEG, PNG or HEIC first.")
+        detail:
+          "\(format) files are recognised but not read; convert to JPEG, PNG, HEIC or WebP first.")
     }
     var warnings: [String] = []
     let metadata = PhotoMetadata(
@@ -93,8 +97,8 @@ public struct ImageDecoder: Sendable {
       throw ImageDecodingError(
         .unsupportedFormat, source: source,
         detail:
-          "not a JPEG, PNG or HEIC image: file starts with \(ImageFormat.leadingHex(data, count: 8))."
-      )
+          "not a JPEG, PNG, HEIC or WebP image: file starts with "
+          + "\(ImageFormat.leadingHex(data, count: 8)).")
     }
     return format
   }

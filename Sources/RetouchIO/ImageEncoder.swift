@@ -13,7 +13,7 @@ public struct EncodeOptions: Sendable, Hashable {
     case s444 = "4:4:4"
   }
 
-  /// 1...100 (JPEG and HEIC). Default 90.
+  /// 1...100 (JPEG, HEIC and lossy WebP). Default 90.
   public var quality: Int = 90
   public var chromaSubsampling: ChromaSubsampling = .s420
   /// Progressive JPEG (implies optimised Huffman tables).
@@ -22,13 +22,16 @@ public struct EncodeOptions: Sendable, Hashable {
   public var optimizesHuffman: Bool = false
   /// PNG bit depth: `nil` keeps the image's own (8 or 16).
   public var pngBitDepth: Int? = nil
+  /// WebP: lossless instead of lossy at ``quality`` (larger files, every pixel kept exactly at
+  /// 8 bits, colour under transparent pixels too).
+  public var webpLossless: Bool = false
   /// The `Software` tag written into the output's EXIF.
   public var software: String = "Retouch"
 
   public init() {}
 }
 
-/// Encodes images to JPEG, PNG or HEIC with metadata corrected for the new pixels.
+/// Encodes images to JPEG, PNG, HEIC or WebP with metadata corrected for the new pixels.
 public struct ImageEncoder: Sendable {
   public var options: EncodeOptions
 
@@ -53,9 +56,11 @@ public struct ImageEncoder: Sendable {
     case .jpeg: return try JPEGCodec.encode(image, options: options, blocks: blocks)
     case .png: return try PNGCodec.encode(image, options: options, blocks: blocks)
     case .heif: return try HEIFCodec.encode(image, options: options, blocks: blocks)
+    case .webp: return try WebPCodec.encode(image, options: options, blocks: blocks)
     default:
       throw ImageEncodingError(
-        .unsupportedFormat, detail: "\(format) output is not supported; use jpeg, png or heic.")
+        .unsupportedFormat,
+        detail: "\(format) output is not supported; use jpeg, png, heic or webp.")
     }
   }
 

@@ -24,7 +24,7 @@ enum AutoCommand: Subcommand {
       .init(name: "quality", value: "Q", help: "JPEG/HEIC quality 1…100 (default 90)."),
       .init(
         name: "format", value: "FMT",
-        help: "jpeg, png or heic (default: from OUT's extension, else jpeg)."),
+        help: "jpeg, png, heic or webp (default: from OUT's extension, else jpeg)."),
       .init(
         name: "disable", value: "LOOK",
         help: "A recipe never to use (repeatable, or comma-separated).",
@@ -41,7 +41,7 @@ enum AutoCommand: Subcommand {
       nothing (with --always-write: writes the photo unedited); a screenshot, page or drawing
       is never corrected and is left as it is the same way. Without -o it only prints the
       chosen edit as JSON. Never crops or rotates. The original is never modified.
-      A folder is edited photo by photo (JPEG, PNG and HEIC files, by name): each edited photo
+      A folder is edited photo by photo (JPEG, PNG, HEIC and WebP files, by name): each edited photo
       is written into OUT under its own name (with FMT's extension when --format is given),
       each edit is printed and saved into the --save-config folder as NAME.json, and a count
       closes the run. A photo that cannot be read is reported and the rest still edited.

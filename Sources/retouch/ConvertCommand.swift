@@ -5,27 +5,30 @@ import RetouchCore
 import RetouchIO
 import RetouchRender
 
-/// `retouch convert IN OUT [--quality Q] [--max-size PX] [--format jpeg|png|heic]`, or
+/// `retouch convert IN OUT [--quality Q] [--max-size PX] [--format jpeg|png|heic|webp]
+/// [--lossless]`, or
 /// `retouch convert IN -o OUT …` like the other commands that write a photo.
 enum ConvertCommand: Subcommand {
   static let spec = CommandSpec(
     name: "convert",
     abstract:
-      "Convert a photo to JPEG, PNG or HEIC, upright and colour-managed, optionally smaller.",
-    usage: "IN OUT | IN -o OUT [--quality Q] [--max-size PX] [--format jpeg|png|heic]",
+      "Convert a photo to JPEG, PNG, HEIC or WebP, upright and colour-managed, optionally smaller.",
+    usage:
+      "IN OUT | IN -o OUT [--quality Q] [--max-size PX] [--format jpeg|png|heic|webp] [--lossless]",
     options: [
       .init(
         name: "output", value: "OUT", help: "Where to write the photo (instead of OUT).", short: "o"
       ),
-      .init(name: "quality", value: "Q", help: "JPEG/HEIC quality 1…100 (default 90)."),
+      .init(name: "quality", value: "Q", help: "JPEG/HEIC/WebP quality 1…100 (default 90)."),
       .init(
         name: "max-size", value: "PX",
         help: "Longest edge of the output in pixels (shrinks on load)."),
       .init(
         name: "format", value: "FMT",
-        help: "jpeg, png or heic (default: from OUT's extension, else jpeg)."),
+        help: "jpeg, png, heic or webp (default: from OUT's extension, else jpeg)."),
       .init(name: "chroma", value: "444|420", help: "JPEG/HEIC chroma subsampling (default 420)."),
       .init(name: "progressive", value: nil, help: "Write a progressive JPEG."),
+      .init(name: "lossless", value: nil, help: "Write a lossless WebP (every 8-bit value kept)."),
     ],
     positionals: 1...2,
     discussion: """
@@ -48,6 +51,10 @@ enum ConvertCommand: Subcommand {
     var encodeOptions = EncodeOptions()
     encodeOptions.quality = try arguments.int("quality", in: 1...100) ?? 90
     encodeOptions.progressive = arguments.flag("progressive")
+    encodeOptions.webpLossless = arguments.flag("lossless")
+    if encodeOptions.webpLossless, format != .webp {
+      throw CLIError.usage("'--lossless' is for WebP output; write OUT.webp or add --format webp.")
+    }
     switch arguments.value("chroma") {
     case nil, "420", "4:2:0": encodeOptions.chromaSubsampling = .s420
     case "444", "4:4:4": encodeOptions.chromaSubsampling = .s444
@@ -87,7 +94,7 @@ enum ConvertCommand: Subcommand {
   static func outputFormat(_ name: String?, for output: URL) throws(CLIError) -> ImageFormat {
     if let name {
       guard let format = ImageFormat(cliName: name) else {
-        throw CLIError.usage("'--format' must be jpeg, png or heic, got '\(name)'.")
+        throw CLIError.usage("'--format' must be jpeg, png, heic or webp, got '\(name)'.")
       }
       return format
     }
@@ -112,6 +119,7 @@ extension ImageFormat {
     case "jpeg", "jpg", "jpe": self = .jpeg
     case "png": self = .png
     case "heic", "heif", "hif": self = .heif
+    case "webp": self = .webp
     default: return nil
     }
   }

@@ -49,7 +49,7 @@ enum LibraryCommand: Subcommand {
     discussion: """
       Actions:
         init                    create an empty library
-        import PATH...          add photos (JPEG, PNG, HEIC; folders recursively); duplicates skipped
+        import PATH...          add photos (JPEG, PNG, HEIC, WebP; folders recursively); duplicates skipped
         list                    the photos, newest first (filters above)
         show ID                 one photo and its edit history
         edit ID [edit options]  apply an edit on top of the current one (see 'retouch apply')

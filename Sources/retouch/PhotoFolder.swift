@@ -5,11 +5,11 @@ import Foundation
 /// A folder of photos that a command (`match`, `auto`) works through one photo at a time.
 struct PhotoFolder {
   /// File extensions a folder run picks up.
-  static let photoExtensions: Set<String> = ["jpg", "jpeg", "png", "heic", "heif"]
+  static let photoExtensions: Set<String> = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
 
   /// The folder.
   let url: URL
-  /// Its photos (JPEG, PNG and HEIC files, not hidden), by name.
+  /// Its photos (JPEG, PNG, HEIC and WebP files, not hidden), by name.
   let photos: [URL]
 
   /// The folder at `url`, or nil when `url` is a file; a missing path is an error.

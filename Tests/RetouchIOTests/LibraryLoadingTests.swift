@@ -3,7 +3,7 @@
 import CRetouchLoaders
 import Testing
 
-/// libheif and libmicrohttpd are opened on first use (rt_loaders.h): every function Retouch
+/// libheif, libmicrohttpd and libwebp are opened on first use (rt_loaders.h): every function Retouch
 /// forwards to must exist in the installed library, and loading again must be harmless.
 @Suite("Libraries loaded on first use")
 struct LibraryLoadingTests {
@@ -21,5 +21,17 @@ struct LibraryLoadingTests {
       let failure = rt_microhttpd_load().map { String(cString: $0) }
       #expect(failure == nil, "libmicrohttpd: \(failure ?? "")")
     }
+  }
+
+  @Test func libwebpResolvesEveryForwardedFunction() {
+    for _ in 0..<2 {
+      let failure = rt_webp_load().map { String(cString: $0) }
+      #expect(failure == nil, "libwebp: \(failure ?? "")")
+    }
+    // A forwarder reaches the library: a config for this header's encoder interface.
+    var config = WebPConfig()
+    #expect(
+      WebPConfigInitInternal(&config, WEBP_PRESET_PHOTO, 80, Int32(WEBP_ENCODER_ABI_VERSION)) != 0)
+    #expect(config.quality == 80)
   }
 }

@@ -105,6 +105,26 @@ import Testing
     #expect(result.imported[0].camera?.contains("Canon") == true)
   }
 
+  /// A folder import picks up WebP files too: the original is kept byte for byte, with its
+  /// format and size recorded, and it decodes from the library.
+  @Test func importsWebP() throws {
+    let scratch = try ScratchFolder()
+    defer { scratch.cleanUp() }
+    let incoming = scratch.path("incoming")
+    try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
+    let bytes = try LibraryFixtures.syntheticPhoto(seed: 3, format: .webp, size: 64)
+    try bytes.write(to: incoming.appendingPathComponent("web.webp"))
+    let library = try PhotoLibrary(at: scratch.path("Library"))
+    let result = try library.importPhotos(from: [incoming])
+    let asset = try #require(result.imported.first, "\(result.failures)")
+    #expect(asset.format == .webp)
+    #expect(asset.pixelSize == PixelSize(width: 64, height: 48))
+    #expect(try Data(contentsOf: library.originalURL(for: asset)) == bytes)
+    #expect(library.originalURL(for: asset).pathExtension == "webp")
+    let decoded = try ImageDecoder().decode(library.originalURL(for: asset))
+    #expect(decoded.image.size == PixelSize(width: 64, height: 48))
+  }
+
   static func source(of asset: Asset, in incoming: URL) -> URL {
     let direct = incoming.appendingPathComponent(asset.originalFilename)
     return FileManager.default.fileExists(atPath: direct.path)

@@ -224,6 +224,11 @@ final class LibraryBackendTests {
     #expect(try await backend.assets(includeDeleted: false).count == 1)
     try await backend.restoreAsset(id: added.id)
     #expect(try await backend.assets(includeDeleted: false).count == 2)
+    // A WebP upload is named by what it is, whatever the name it came with.
+    let webp = try await backend.importAsset(
+      fileName: "from the web.jpg", data: ImageEncoder().encode(image, as: .webp))
+    #expect(webp.name == "from the web.webp")
+    #expect(webp.format == "webp")
   }
 
   /// Mean 8-bit sample value.

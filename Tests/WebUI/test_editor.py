@@ -70,7 +70,7 @@ def test_full_editing_flow(server, page, tmp_path):
     page.set_input_files("#file-input", [str(shared_photo(PHOTO_12MP)), str(bad)])
     page.wait_for_selector('#upload-list li.failed[data-name="notes.jpg"]')
     page.wait_for_selector("#upload-list li.done")
-    assert "not a JPEG, PNG or HEIC" in page.locator("#upload-list li.failed").get_attribute("data-error")
+    assert "not a JPEG, PNG, HEIC or WebP" in page.locator("#upload-list li.failed").get_attribute("data-error")
     page.wait_for_selector("#grid li")
     assert page.locator("#grid li").count() == 1
     shot(page, "02-library-imported")

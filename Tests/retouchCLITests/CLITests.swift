@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import RetouchIO
 import RetouchTestSupport
 import Testing
 
@@ -90,7 +91,7 @@ struct InfoCommandTests {
     #expect(r.exitCode == 65)
     #expect(
       r.stderr.contains(
-        "notes.jpg: unsupported format: not a JPEG, PNG or HEIC image: file starts with 68 65 6C 6C"
+        "notes.jpg: unsupported format: not a JPEG, PNG, HEIC or WebP image: file starts with 68 65 6C 6C"
       ))
   }
 
@@ -155,7 +156,7 @@ struct ConvertCommandTests {
     #expect(item["software"] as? String == "Retouch")
   }
 
-  @Test(arguments: [("png", "PNG"), ("heic", "HEIF"), ("jpg", "JPEG")])
+  @Test(arguments: [("png", "PNG"), ("heic", "HEIF"), ("jpg", "JPEG"), ("webp", "WebP")])
   func writesEachFormat(ext: String, format: String) throws {
     let dir = try CLIRunner.temporaryDirectory()
     let out = dir.appendingPathComponent("out.\(ext)")
@@ -169,6 +170,25 @@ struct ConvertCommandTests {
     #expect(item["format"] as? String == format)
     #expect(item["decodedWidth"] as? Int == 300)
     #expect(item["decodedHeight"] as? Int == 225)
+  }
+
+  /// `--lossless` writes a WebP that decodes to the input's exact values (an 8-bit PNG here),
+  /// and is refused for any other output.
+  @Test func losslessWebPKeepsEveryValue() throws {
+    let dir = try CLIRunner.temporaryDirectory()
+    let input = SharedPhotos.url("s03")  // coffee.png, 8-bit RGB
+    let out = dir.appendingPathComponent("coffee.webp")
+    let r = try CLIRunner.run(["convert", input.path, out.path, "--lossless"])
+    #expect(r.exitCode == 0, "\(r.stderr)")
+    let source = try ImageDecoder().decode(input).image
+    let written = try ImageDecoder().decode(out)
+    #expect(written.format == .webp)
+    #expect(written.image.hasSamePixels(as: source))
+    let jpeg = try CLIRunner.run([
+      "convert", input.path, dir.appendingPathComponent("c.jpg").path, "--lossless",
+    ])
+    #expect(jpeg.exitCode == 64)
+    #expect(jpeg.stderr.contains("'--lossless' is for WebP output"), "\(jpeg.stderr)")
   }
 
   /// `-o OUT` works as in the other commands that write a photo; OUT and -o together, or
@@ -205,7 +225,7 @@ struct ConvertCommandTests {
 
   @Test(arguments: [
     (["--quality", "0"], "'--quality' must be a whole number in 1…100"),
-    (["--format", "gif"], "'--format' must be jpeg, png or heic"),
+    (["--format", "gif"], "'--format' must be jpeg, png, heic or webp"),
     (["--max-size", "-3"], "'--max-size' must be a whole number"),
     (["--chroma", "411"], "'--chroma' must be 420 or 444"),
   ])

@@ -183,12 +183,7 @@ enum PNGCodec {
       if options.strictness >= .failOnTruncation {
         throw ImageDecodingError(.truncated, source: source, detail: detail)
       }
-      image.withUnsafeMutableBytes { raw in
-        let start = done * rowBytes
-        if let base = raw.baseAddress {
-          (base + start).initializeMemory(as: UInt8.self, repeating: 0, count: raw.count - start)
-        }
-      }
+      image.blackenRows(from: done)
       warnings.append("truncated file: \(detail) The remaining rows are black.")
     } else if rt_png_reader_finish(reader.state) != 0 {
       // Every row is there; only the chunks after the image data (text, eXIf, IEND) are lost.

@@ -16,7 +16,8 @@ import RetouchRender
 /// - `GET /api/assets[?deleted=1]` → `{"assets": [AssetSummary]}`, newest import first.
 /// - `POST /api/assets?name=FILE` with the file's bytes as the body (any Content-Type) →
 ///   201 `AssetSummary`. One request per file. Refused: 413 above the upload limit, 415 when
-///   the bytes are not JPEG, PNG or HEIC (whatever the name says), 422 when they do not decode.
+///   the bytes are not JPEG, PNG, HEIC or WebP (whatever the name says), 422 when they do not
+///   decode.
 /// - `DELETE /api/assets/ID` → 204 (to recently deleted); `POST /api/assets/ID/restore` → 204.
 /// - `GET /api/assets/ID/thumbnail[?rev=N]` → JPEG, about 320 px, with the saved edit.
 /// - `GET /api/edit-sessions` → `{"sessions": [EditSessionSummary]}`, newest first.

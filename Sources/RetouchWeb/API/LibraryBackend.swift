@@ -112,14 +112,15 @@ public actor LibraryBackend: WebBackend {
   }
 
   public func importAsset(fileName: String, data: Data) async throws(WebError) -> AssetSummary {
-    guard let format = ImageFormat.sniff(data.prefix(32)), [.jpeg, .png, .heif].contains(format)
+    guard let format = ImageFormat.sniff(data.prefix(32)),
+      [.jpeg, .png, .heif, .webp].contains(format)
     else {
       let start = ImageFormat.leadingHex(data.prefix(8), count: 8)
       throw WebError(
         .unsupportedMedia, source: fileName,
         detail:
-          "not a JPEG, PNG or HEIC image: the file starts with \(start.isEmpty ? "nothing" : start)."
-      )
+          "not a JPEG, PNG, HEIC or WebP image: the file starts with "
+          + "\(start.isEmpty ? "nothing" : start).")
     }
     // The library's import reads headers only; an upload must also decode (a truncated or
     // corrupt file is refused here, not found broken when opened).

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import CRetouchLoaders
+import Foundation
+import RetouchCore
+
+/// WebP decoding and encoding through libwebp, loaded on first use (`rt_webp_load`).
+///
+/// Still images only, lossy or lossless, with or without alpha: decoded to 8-bit RGB or RGBA
+/// (WebP has no deeper samples). Metadata comes from the container's `ICCP`, `EXIF` and `XMP `
+/// chunks (``WebPContainer``); without `ICCP` the pixels are sRGB, as WebP specifies. An
+/// animated file is refused: its frames are not one photo.
+enum WebPCodec {
+  /// Why libwebp cannot be used, or nil once it is loaded (a `static let` runs once,
+  /// thread-safely).
+  private static let loadFailure: String? = rt_webp_load().map {
+    "WebP is unavailable: libwebp (the libwebp7 package) could not be loaded: "
+      + "\(String(cString: $0))."
+  }
+
+  /// Decodes a still WebP into an 8-bit RGB image, or RGBA when the file has alpha.
+  ///
+  /// The image is allocated once, after the size in the header has been checked against
+  /// ``DecodeOptions/maxPixels``, and libwebp decodes straight into it (incrementally, so that
+  /// a file that stops early gives the rows decoded so far: under `.lenient` they come back
+  /// with the rest black and transparent, and a warning).
+  ///
+  /// - Throws: ``ImageDecodingError``: `.tooLarge`, `.truncated` (the header is incomplete, or
+  ///   the data stops early and `strictness` refuses that), `.corrupt` (a bitstream error),
+  ///   `.unsupportedVariant` (an animation, a feature libwebp does not decode, or libwebp is
+  ///   missing).
+  static func decode(
+    _ data: Data, source: String, options: DecodeOptions
+  ) throws(ImageDecodingError) -> RawDecode {
+    try data.withDecodingBytes { bytes throws(ImageDecodingError) in
+      try decode(bytes, source: source, options: options)
+    }
+  }
+
+  /// Reads the size and the metadata chunks without decoding pixels.
+  ///
+  /// - Throws: ``ImageDecodingError`` as ``decode(_:source:options:)`` does for the header.
+  static func readHeader(
+    _ data: Data, source: String, options: DecodeOptions
+  ) throws(ImageDecodingError) -> (
+    storedSize: PixelSize, blocks: MetadataBlocks, orientationApplied: Bool
+  ) {
+    try data.withDecodingBytes { bytes throws(ImageDecodingError) in
+      let header = try readFeatures(bytes, source: source)
+      return (header.size, header.container.metadataBlocks(bytes), false)
+    }
+  }
+
+  /// The container and libwebp's reading of the bitstream's features.
+  private struct Header {
+    var container: WebPContainer
+    var size: PixelSize
+    var hasAlpha: Bool
+  }
+
+  private static func readFeatures(_ bytes: UnsafeRawBufferPointer, source: String)
+    throws(ImageDecodingError) -> Header
+  {
+    if let loadFailure {
+      throw ImageDecodingError(.unsupportedVariant, source: source, detail: loadFailure)
+    }
+    guard let container = WebPContainer(bytes) else {
+      throw ImageDecodingError(
+        .truncated, source: source, detail: "the RIFF header of the WebP file is incomplete.")
+    }
+    let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+    var features = WebPBitstreamFeatures()
+    let status = WebPGetFeaturesInternal(
+      base, bytes.count, &features, Int32(WEBP_DECODER_ABI_VERSION))
+    guard status == VP8_STATUS_OK else {
+      throw error(status, source: source, while: "reading the header")
+    }
+    if features.has_animation != 0 {
+      let frames = container.chunks.count(where: { $0.code == "ANMF" })
+      throw ImageDecodingError(
+        .unsupportedVariant, source: source,
+        detail:
+          "an animated WebP (\(frames) frame\(frames == 1 ? "" : "s") in the file); "
+          + "only still images are read.")
+    }
+    return Header(
+      container: container,
+      size: PixelSize(width: Int(features.width), height: Int(features.height)),
+      hasAlpha: features.has_alpha != 0)
+  }
+
+  private static func decode(
+    _ bytes: UnsafeRawBufferPointer, source: String, options: DecodeOptions
+  ) throws(ImageDecodingError) -> RawDecode {
+    let header = try readFeatures(bytes, source: source)
+    let width = header.size.width, height = header.size.height
+    let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+    guard width > 0, height > 0, !overflow, pixels <= options.maxPixels else {
+      throw ImageDecodingError(
+        .tooLarge, source: source,
+        detail:
+          "the header says \(width)×\(height), above the limit of \(options.maxPixels) pixels.")
+    }
+    var image = Image(
+      uninitializedWidth: width, height: height, format: header.hasAlpha ? .rgba8 : .rgb8)
+    let rowBytes = image.bytesPerRow
+    var warnings: [String] = []
+    // libwebp keeps a pointer to the configuration for the decoder's whole life.
+    let config = UnsafeMutablePointer<WebPDecoderConfig>.allocate(capacity: 1)
+    defer { config.deallocate() }
+    guard WebPInitDecoderConfigInternal(config, Int32(WEBP_DECODER_ABI_VERSION)) != 0 else {
+      throw ImageDecodingError(
+        .unsupportedVariant, source: source,
+        detail: "the loaded libwebp does not match the decoder interface Retouch was built with.")
+    }
+    let (status, decodedRows) = image.withUnsafeMutableBytes { out -> (VP8StatusCode, Int) in
+      config.pointee.output.colorspace = header.hasAlpha ? MODE_RGBA : MODE_RGB
+      config.pointee.output.is_external_memory = 1
+      config.pointee.output.u.RGBA.rgba = out.baseAddress?.assumingMemoryBound(to: UInt8.self)
+      config.pointee.output.u.RGBA.stride = Int32(rowBytes)
+      config.pointee.output.u.RGBA.size = out.count
+      guard let decoder = WebPIDecode(nil, 0, config) else { return (VP8_STATUS_OUT_OF_MEMORY, 0) }
+      defer { WebPIDelete(decoder) }
+      let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+      let status = WebPIUpdate(decoder, base, bytes.count)
+      var lastRow: Int32 = 0
+      let rows = WebPIDecGetRGB(decoder, &lastRow, nil, nil, nil) == nil ? 0 : Int(lastRow)
+      return (status, status == VP8_STATUS_OK ? height : min(max(rows, 0), height))
+    }
+    defer { WebPFreeDecBuffer(&config.pointee.output) }
+    switch status {
+    case VP8_STATUS_OK:
+      break
+    case VP8_STATUS_SUSPENDED, VP8_STATUS_NOT_ENOUGH_DATA:
+      let detail = "the image data stops after row \(decodedRows) of \(height)."
+      if options.strictness >= .failOnTruncation || decodedRows == 0 {
+        throw ImageDecodingError(.truncated, source: source, detail: detail)
+      }
+      image.blackenRows(from: decodedRows)
+      warnings.append("truncated file: \(detail) The remaining rows are black.")
+    default:
+      throw error(status, source: source, while: "decoding the image")
+    }
+    let blocks = header.container.metadataBlocks(bytes)
+    if header.container.isTruncated && status == VP8_STATUS_OK {
+      let detail = "the file ends before the size its RIFF header gives; later chunks are lost."
+      if options.strictness >= .failOnTruncation {
+        throw ImageDecodingError(.truncated, source: source, detail: detail)
+      }
+      warnings.append(detail)
+    }
+    var raw = RawDecode(image: image, storedSize: header.size, blocks: blocks)
+    raw.warnings = warnings
+    return raw
+  }
+
+  /// The decoding error for a libwebp status.
+  private static func error(_ status: VP8StatusCode, source: String, while doing: String)
+    -> ImageDecodingError
+  {
+    switch status {
+    case VP8_STATUS_NOT_ENOUGH_DATA, VP8_STATUS_SUSPENDED:
+      ImageDecodingError(
+        .truncated, source: source, detail: "libwebp ran out of data \(doing).")
+    case VP8_STATUS_UNSUPPORTED_FEATURE:
+      ImageDecodingError(
+        .unsupportedVariant, source: source,
+        detail: "libwebp does not support a feature of this file (\(doing)).")
+    case VP8_STATUS_OUT_OF_MEMORY:
+      ImageDecodingError(.tooLarge, source: source, detail: "libwebp ran out of memory \(doing).")
+    default:
+      ImageDecodingError(
+        .corrupt, source: source,
+        detail: "libwebp found the bitstream broken \(doing) (status \(status.rawValue)).")
+    }
+  }
+
+  /// Encodes `image` as a still WebP: lossy at ``EncodeOptions/quality`` or lossless
+  /// (``EncodeOptions/webpLossless``), with alpha when the image has it. 16-bit components are
+  /// rounded to 8 (WebP holds 8). `blocks` become `ICCP`, `EXIF` and `XMP ` chunks of an
+  /// extended (`VP8X`) file.
+  ///
+  /// - Throws: ``ImageEncodingError``: `.invalidParameter` (a side over WebP's 16383 limit),
+  ///   `.unsupportedFormat` (libwebp is missing), `.encoderFailed` (libwebp's error code).
+  static func encode(
+    _ image: Image, options: EncodeOptions, blocks: MetadataBlocks
+  ) throws(ImageEncodingError) -> Data {
+    if let loadFailure { throw ImageEncodingError(.unsupportedFormat, detail: loadFailure) }
+    guard image.width <= maxSide, image.height <= maxSide else {
+      throw ImageEncodingError(
+        .invalidParameter,
+        detail: "\(image.width)×\(image.height) exceeds WebP's limit of \(maxSide) per side.")
+    }
+    let alpha = image.format.hasAlpha
+    let channels = alpha ? 4 : 3
+    let packed = packed8Bit(image)
+    var config = WebPConfig()
+    var picture = WebPPicture()
+    var writer = WebPMemoryWriter()
+    guard
+      WebPConfigInitInternal(
+        &config, WEBP_PRESET_PHOTO, Float(options.quality), Int32(WEBP_ENCODER_ABI_VERSION)) != 0,
+      WebPPictureInitInternal(&picture, Int32(WEBP_ENCODER_ABI_VERSION)) != 0
+    else {
+      throw ImageEncodingError(
+        .encoderFailed,
+        detail: "the loaded libwebp does not match the encoder interface Retouch was built with.")
+    }
+    if options.webpLossless {
+      config.lossless = 1
+      config.quality = 75  // effort, for lossless: libwebp's default
+      config.exact = 1  // keep the colour under transparent pixels
+    }
+    config.thread_level = 1
+    picture.use_argb = options.webpLossless ? 1 : 0
+    picture.width = Int32(image.width)
+    picture.height = Int32(image.height)
+    WebPMemoryWriterInit(&writer)
+    defer {
+      WebPPictureFree(&picture)
+      WebPMemoryWriterClear(&writer)
+    }
+    let encoded = withUnsafeMutablePointer(to: &writer) {
+      writerPointer -> (Int32, WebPEncodingError) in
+      picture.writer = WebPMemoryWrite
+      picture.custom_ptr = UnsafeMutableRawPointer(writerPointer)
+      let imported = packed.withUnsafeBufferPointer { p in
+        alpha
+          ? WebPPictureImportRGBA(&picture, p.baseAddress, Int32(image.width * channels))
+          : WebPPictureImportRGB(&picture, p.baseAddress, Int32(image.width * channels))
+      }
+      guard imported != 0, WebPValidateConfig(&config) != 0 else {
+        return (0, picture.error_code)
+      }
+      return (WebPEncode(&config, &picture), picture.error_code)
+    }
+    guard encoded.0 != 0, let output = writer.mem else {
+      throw ImageEncodingError(
+        .encoderFailed, detail: "libwebp could not encode the image (error \(encoded.1.rawValue)).")
+    }
+    let bitstream = Data(bytes: output, count: writer.size)
+    return withMetadata(bitstream, size: (image.width, image.height), blocks: blocks)
+  }
+
+  /// WebP's largest width or height.
+  static let maxSide = 16383
+
+  /// The encoder's file, rebuilt as an extended file carrying `blocks` (unchanged when there
+  /// are none): `VP8X`, `ICCP`, the image chunks (`ALPH` and `VP8 `, or `VP8L`), `EXIF`, `XMP `.
+  static func withMetadata(
+    _ file: Data, size: (width: Int, height: Int), blocks: MetadataBlocks
+  ) -> Data {
+    let icc = blocks.iccProfile.flatMap { $0.isEmpty ? nil : $0 }
+    let exif = blocks.exif.flatMap { $0.isEmpty ? nil : $0 }
+    let xmp = blocks.xmp.flatMap { $0.isEmpty ? nil : $0 }
+    guard icc != nil || exif != nil || xmp != nil else { return file }
+    return file.withUnsafeBytes { bytes -> Data in
+      guard let container = WebPContainer(bytes) else { return file }
+      var flags: UInt8 = 0
+      var imageChunks: [(code: String, payload: Data)] = []
+      for chunk in container.chunks {
+        switch chunk.code {
+        case "VP8X":
+          if let first = bytes[chunk.payload].first { flags |= first & WebPContainer.alphaFlag }
+        case "ALPH", "VP8 ", "VP8L":
+          if chunk.code == "ALPH"
+            || (chunk.code == "VP8L" && WebPContainer.losslessUsesAlpha(bytes[chunk.payload]))
+          {
+            flags |= WebPContainer.alphaFlag
+          }
+          imageChunks.append((chunk.code, Data(bytes[chunk.payload])))
+        default:
+          break
+        }
+      }
+      var chunks: [(code: String, payload: Data)] = []
+      if let icc {
+        flags |= WebPContainer.iccFlag
+        chunks.append(("ICCP", icc))
+      }
+      chunks += imageChunks
+      if let exif {
+        flags |= WebPContainer.exifFlag
+        chunks.append(("EXIF", exif))
+      }
+      if let xmp {
+        flags |= WebPContainer.xmpFlag
+        chunks.append(("XMP ", xmp))
+      }
+      return WebPContainer.assemble(size: size, flags: flags, chunks: chunks)
+    }
+  }
+
+  /// The image's pixels as packed 8-bit RGB or RGBA (16-bit components rounded to 8).
+  static func packed8Bit(_ image: Image) -> [UInt8] {
+    let count = image.width * image.height * image.format.channelCount
+    return image.withUnsafeBytes { raw -> [UInt8] in
+      guard let base = raw.baseAddress else { return [] }
+      if image.format.bitDepth == 8 {
+        return Array(
+          UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count))
+      }
+      let wide = base.assumingMemoryBound(to: UInt16.self)
+      return (0..<count).map { UInt8(truncatingIfNeeded: (UInt32(wide[$0]) * 255 + 32767) / 65535) }
+    }
+  }
+}
