@@ -7,6 +7,7 @@ scripts/setup.sh
 need=()
 command -v vipsthumbnail >/dev/null || need+=(libvips-tools)
 command -v tjbench >/dev/null || need+=(libjpeg-turbo-progs)
+command -v dwebp >/dev/null || need+=(webp)
 if [ ${#need[@]} -gt 0 ]; then
   echo "bench-setup: installing ${need[*]}" >&2
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"

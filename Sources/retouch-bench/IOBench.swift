@@ -6,7 +6,8 @@ import RetouchEditor
 import RetouchIO
 import RetouchRender
 
-/// `retouch-bench io`: the codec floor, previews and memory, beside libjpeg-turbo and libvips.
+/// `retouch-bench io`: the codec floor, previews and memory, beside libjpeg-turbo and libvips;
+/// WebP beside libwebp's own tools.
 enum IOBench {
   static func run(options: BenchOptions) throws {
     let work = options.workDirectory
@@ -137,7 +138,79 @@ enum IOBench {
               "sharpness (mean |Laplacian| of luma, 8-bit units): Retouch %.2f, vipsthumbnail %.2f (ratio %.2f)",
             a, b, a / b))
       }
+
+      // 3. WebP: decode and encode in memory, beside libwebp's tools.
+      try webp(data, label: input.label, runs: options.runs, work: work)
     }
+  }
+
+  /// WebP decoding and encoding (lossy, q90) in memory, beside the times libwebp's own tools
+  /// report for the same work (dwebp and cwebp with `-v`, which time the library call alone).
+  static func webp(_ data: Data, label: String, runs: Int, work: URL) throws {
+    let decoded = try ImageDecoder().decode(data)
+    let image = decoded.image
+    let webp = try ImageEncoder().encode(image, as: .webp)
+    let file = work.appendingPathComponent("\(label).webp")
+    try webp.write(to: file)
+    let ppm = work.appendingPathComponent("\(label)-webp.ppm").path
+    var cases = [
+      BenchCase(name: "WebP decode, in memory", owner: "Retouch") {
+        _ = try ImageDecoder().decode(webp)
+        return (nil, nil)
+      },
+      BenchCase(name: "WebP encode q90, in memory", owner: "Retouch") {
+        _ = try ImageEncoder().encode(image, as: .webp)
+        return (nil, nil)
+      },
+    ]
+    if which("dwebp") != nil, which("cwebp") != nil {
+      try runProcess(["dwebp", file.path, "-ppm", "-o", ppm])
+      let report = work.appendingPathComponent("webp-tool.txt").path
+      cases.append(
+        BenchCase(name: "dwebp (decode time it reports)", owner: "libwebp") {
+          try runProcess(
+            ["sh", "-c", "dwebp -v '\(file.path)' -ppm -o /dev/null 2>&1"], stdoutPath: report)
+          return (nil, try reportedSeconds(report, "Time to decode picture:") * 1000)
+        })
+      cases.append(
+        BenchCase(name: "cwebp -q 90 (encode time it reports)", owner: "libwebp") {
+          try runProcess(
+            ["sh", "-c", "cwebp -v -q 90 '\(ppm)' -o /dev/null 2>&1"], stdoutPath: report)
+          return (nil, try reportedSeconds(report, "Time to encode picture:") * 1000)
+        })
+    } else {
+      print("(dwebp and cwebp not found: scripts/bench-setup.sh installs them)")
+    }
+    let results = try roundRobin(cases, runs: runs)
+    printTable(
+      "WebP decode and encode q90 (\(label), \(webp.count / 1024) KB as WebP)", results,
+      reference: "dwebp (decode time it reports)",
+      note:
+        "threads: Retouch 1 (libwebp's, plus colour management and metadata), dwebp and cwebp 1; "
+        + "the tools' figures are their own timers (millisecond steps) around the library call.")
+    for (ours, theirs) in [
+      ("WebP decode, in memory", "dwebp (decode time it reports)"),
+      ("WebP encode q90, in memory", "cwebp -q 90 (encode time it reports)"),
+    ] {
+      if let a = results.first(where: { $0.name == ours }),
+        let b = results.first(where: { $0.name == theirs })
+      {
+        print(String(format: "%@ / %@ = %.2f×", ours, theirs, a.samples.median / b.samples.median))
+      }
+    }
+  }
+
+  /// The seconds a tool printed after `label` in the file at `path`.
+  static func reportedSeconds(_ path: String, _ label: String) throws -> Double {
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(label) }),
+      let seconds = Double(
+        line.dropFirst(label.count).trimmingCharacters(in: .whitespaces)
+          .trimmingCharacters(in: CharacterSet(charactersIn: "s")))
+    else {
+      throw BenchError(description: "no '\(label)' in: \(text.prefix(200))")
+    }
+    return seconds
   }
 
   enum TJColumn { case compress, decompress }
