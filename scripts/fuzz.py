@@ -3,11 +3,11 @@
 """Feeds damaged photos to the retouch command line and reports any crash or hang.
 
 Bad input must end in a typed error (exit codes 64-78), never a signal, a trap or a hang.
-This makes small copies of the bundled sample photos (JPEG, PNG, HEIC), damages them in
-seeded ways (flipped bits, random bytes, truncation, overwritten runs, extreme header values)
-and runs `retouch info --analysis`, `retouch convert` and `retouch apply` on each. A file
-that crashes or hangs a command is kept in the output folder under CRASH… or HANG… with the
-command and its last stderr lines printed.
+This makes small copies of the bundled sample photos (JPEG, PNG, HEIC, each also as WebP),
+damages them in seeded ways (flipped bits, random bytes, truncation, overwritten runs, extreme
+header values) and runs `retouch info --analysis`, `retouch convert` and `retouch apply` on
+each. A file that crashes or hangs a command is kept in the output folder under CRASH… or
+HANG… with the command and its last stderr lines printed.
 
 Usage: scripts/fuzz.py [--cases N] [--seed S] [--timeout SECONDS] [--out DIR] [--bin RETOUCH]
 (build first: swift build -c release --product retouch). Exit status 1 when anything failed.
@@ -30,11 +30,15 @@ def small_seeds(retouch, folder):
         stem, ext = os.path.splitext(name)
         if ext.lower() not in (".jpg", ".png", ".heic"):
             continue
-        target = os.path.join(folder, f"seed-{stem}{ext.lower()}")
-        subprocess.run(
-            [retouch, "convert", os.path.join(ROOT, "Samples", name), target, "--max-size", "320"],
-            check=True, capture_output=True)
-        seeds.append(target)
+        for suffix in (ext.lower(), ".webp"):
+            target = os.path.join(folder, f"seed-{stem}{suffix}")
+            if target in seeds:
+                continue
+            subprocess.run(
+                [retouch, "convert", os.path.join(ROOT, "Samples", name), target,
+                 "--max-size", "320"],
+                check=True, capture_output=True)
+            seeds.append(target)
     return seeds
 
 
