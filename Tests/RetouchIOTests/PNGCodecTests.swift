@@ -171,6 +171,21 @@ let codecSampleXMP = Data(
     }
   }
 
+  /// An APNG decodes as its default image, with a warning that its animation is not kept;
+  /// a still PNG has no such warning.
+  @Test func animatedPNGWarnsThatOnlyItsStillImageIsRead() throws {
+    let decoder = ImageDecoder(options: codecRawOptions())
+    let animated = try decoder.decode(codecFixtureData("apng-2frames.png"), source: "a.png")
+    for (x, y) in codecAllPoints(animated.image) {
+      #expect(animated.image.pixel(x: x, y: y) == [x * 20 % 256, y * 20 % 256, x * y % 256])
+    }
+    #expect(
+      animated.warnings.contains { $0.hasPrefix("an animated PNG (2 frames): only its still") },
+      "\(animated.warnings)")
+    let still = try decoder.decode(codecFixtureData("adam7-rgb8.png"))
+    #expect(!still.warnings.contains { $0.contains("animated") }, "\(still.warnings)")
+  }
+
   @Test func sixteenBitRGBAIsExactOrRounded() throws {
     let data = try codecFixtureData("rgba16.png")
     func expected(_ x: Int, _ y: Int) -> [Int] {

@@ -213,12 +213,37 @@ enum PNGCodec {
       warnings.append(
         "gAMA \(state.gamma) differs from sRGB's; the pixels are shown as sRGB without correction.")
     }
+    if let frames = animationFrames(buffer) {
+      warnings.append(
+        "an animated PNG (\(frames) frames): only its still image is read; the animation is lost "
+          + "in what is written.")
+    }
 
     var raw = RawDecode(
       image: image, storedSize: PixelSize(width: width, height: height), blocks: blocks)
     raw.warnings = warnings
     raw.sourceBitDepth = max(8, Int(header.bit_depth))
     return raw
+  }
+}
+
+extension PNGCodec {
+  /// The frame count an APNG's `acTL` chunk declares (it must come before the first `IDAT`),
+  /// or nil for a still PNG. libpng reads an APNG as its default image and skips the frames.
+  static func animationFrames(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    func uint32(_ offset: Int) -> Int {
+      (0..<4).reduce(0) { $0 << 8 | Int(bytes[offset + $1]) }
+    }
+    var offset = 8
+    while offset + 8 <= bytes.count {
+      let length = uint32(offset)
+      let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
+      if type == "IDAT" { return nil }
+      if type == "acTL" { return offset + 12 <= bytes.count ? uint32(offset + 8) : nil }
+      guard length <= bytes.count - offset - 12 else { return nil }
+      offset += 12 + length
+    }
+    return nil
   }
 }
 

@@ -107,3 +107,15 @@ xmp = (b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf='
 write("xmp-ztxt-after-idat.png", png(
     ihdr(2, 2, 8, 2), raw_rows(2, 2, lambda y: bytes(6)),
     extra_after=chunk(b"zTXt", b"XML:com.adobe.xmp\x00\x00" + zlib.compress(xmp))))
+
+# apng-2frames.png: an animated PNG (APNG), 13 × 11 8-bit RGB in two frames. The default image
+# (IDAT, also frame 1) is adam7-rgb8.png's pixels without interlacing; frame 2 (fdAT) is black.
+def fctl(sequence):
+    return struct.pack(">IIIIIHHBB", sequence, W, H, 0, 0, 1, 10, 0, 0)
+
+
+frame2 = zlib.compress(raw_rows(W, H, lambda y: bytes(3 * W)), 9)
+write("apng-2frames.png", png(
+    ihdr(W, H, 8, 2), raw_rows(W, H, lambda y: b"".join(rgb8(x, y) for x in range(W))),
+    extra_before=chunk(b"acTL", struct.pack(">II", 2, 0)) + chunk(b"fcTL", fctl(0)),
+    extra_after=chunk(b"fcTL", fctl(1)) + chunk(b"fdAT", struct.pack(">I", 2) + frame2)))
