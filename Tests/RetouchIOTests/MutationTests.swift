@@ -61,7 +61,8 @@ struct MutationTests {
 
   /// Small real photos of each format: a camera JPEG with EXIF (g14), a progressive-free phone
   /// JPEG with ICC (g92), PNGs (s02 colour with sRGB chunk, g19 16-bit grey depth map), and a HEIC
-  /// made from a real photo by our encoder (small, so thousands of decodes stay fast).
+  /// and two WebPs (lossy with its metadata chunks, lossless) made from a real photo by our
+  /// encoder (small, so thousands of decodes stay fast).
   static func samples() throws -> [(name: String, bytes: [UInt8])] {
     var list: [(String, [UInt8])] = []
     for id in ["g14", "g92", "s02", "g19"] { list.append((id, [UInt8](try SharedPhotos.data(id)))) }
@@ -70,6 +71,11 @@ struct MutationTests {
     var o = EncodeOptions()
     o.quality = 60
     list.append(("heic", [UInt8](try ImageEncoder(options: o).encode(small, as: .heif))))
+    let metadata = try ImageDecoder().readMetadata(SharedPhotos.data("g04")).metadata
+    list.append(
+      ("webp", [UInt8](try ImageEncoder(options: o).encode(small, as: .webp, metadata: metadata))))
+    o.webpLossless = true
+    list.append(("webp-lossless", [UInt8](try ImageEncoder(options: o).encode(small, as: .webp))))
     return list
   }
 
@@ -108,7 +114,7 @@ struct MutationTests {
     #expect(decoded > 100 && thrown > 100, "decoded \(decoded), thrown \(thrown)")
   }
 
-  @Test(arguments: ["g14", "s02", "heic"])
+  @Test(arguments: ["g14", "s02", "heic", "webp", "webp-lossless"])
   func everyTruncationPointIsHandled(name: String) throws {
     let samples = try Self.samples()
     let bytes = try #require(samples.first(where: { $0.name == name })).bytes
@@ -129,7 +135,7 @@ struct MutationTests {
       }
     }
     if name != "heic" {
-      // JPEG and PNG show what is there: most cuts past the headers still give an image.
+      // JPEG, PNG and WebP show what is there: most cuts past the headers still give an image.
       #expect(
         lenientImages > 100, "\(name): only \(lenientImages) truncated files decoded leniently")
     }
