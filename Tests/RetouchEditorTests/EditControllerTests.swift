@@ -416,7 +416,7 @@ struct ExportTests {
     for type in ExportFileType.allCases {
       let data = try await c.exportData(type: type, quality: 85, metadata: metadata)
       let decoded = try ImageDecoder().decode(data)
-      #expect(decoded.format == (type == .jpeg ? .jpeg : .heif))
+      #expect(decoded.format == type.imageFormat)
       // Turned to 450×600, then the top half: 450×300, upright.
       #expect(decoded.image.size == PixelSize(width: 450, height: 300))
       #expect(decoded.metadata.orientation == .up)

@@ -7,6 +7,7 @@ import RetouchEditor
 import RetouchIO
 import RetouchLibrary
 import RetouchRender
+import RetouchTestSupport
 import Testing
 
 @testable import RetouchWeb
@@ -140,6 +141,13 @@ final class LibraryBackendTests {
     let exported = try ImageDecoder().decode(file.data, source: "export").image
     #expect(exported.width == 96)
     #expect(mean(exported) > mean(plain) + 20)
+    // The same edit as WebP: named, typed and decoded as one.
+    let webp = try await backend.export(session: session, format: .webp, quality: 80)
+    #expect(webp.fileName == "ramp-edited.webp")
+    #expect(webp.mimeType == "image/webp")
+    let decoded = try ImageDecoder().decode(webp.data, source: "export")
+    #expect(decoded.format == .webp)
+    #expect(ImageComparison.meanAbsoluteDifference(decoded.image, exported) < 3)
   }
 
   @Test func aSuggestionReplacesColorAndToneAndKeepsTheCrop() async throws {

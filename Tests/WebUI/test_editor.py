@@ -248,7 +248,7 @@ def test_full_editing_flow(server, page, tmp_path):
 
 
 def test_heic_export_and_delete_restore(server, page):
-    """Import by drag-and-drop, export HEIC with a quality, delete and restore from the grid."""
+    """Import by drag-and-drop, export HEIC with a quality and WebP, delete and restore."""
     page.goto(server.url)
     page.wait_for_selector("body[data-ready=true]")
     data = shared_photo("d12").read_bytes()  # 1680×1050 JPEG
@@ -271,6 +271,14 @@ def test_heic_export_and_delete_restore(server, page):
     path = ARTIFACTS / info.value.suggested_filename
     info.value.save_as(str(path))
     assert path.read_bytes()[4:8] == b"ftyp"
+    # The same edit as WebP, from the same menu.
+    page.select_option("#export-format", "webp")
+    with page.expect_download(timeout=60000) as info:
+        page.click("#export")
+    assert info.value.suggested_filename.endswith(".webp")
+    path = ARTIFACTS / info.value.suggested_filename
+    info.value.save_as(str(path))
+    assert path.read_bytes()[8:12] == b"WEBP"
     page.once("dialog", lambda d: d.accept())
     page.click("#back")
     page.wait_for_selector("body.library-page[data-ready=true]")

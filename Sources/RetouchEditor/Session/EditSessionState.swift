@@ -78,9 +78,16 @@ public struct EditSessionState: Sendable {
 
 /// The file type of an export.
 public enum ExportFileType: String, Sendable, Hashable, CaseIterable {
-  case jpeg, heic
+  case jpeg, heic, webp
 
-  var imageFormat: ImageFormat { self == .jpeg ? .jpeg : .heif }
+  /// The container written.
+  public var imageFormat: ImageFormat {
+    switch self {
+    case .jpeg: .jpeg
+    case .heic: .heif
+    case .webp: .webp
+    }
+  }
 }
 
 /// What an export tells the learning hook: which suggestion the user kept (if any) and the edit

@@ -46,8 +46,8 @@ import RetouchRender
 ///   no edit is lost silently.
 /// - `POST /api/sessions/SID/revert` → `SessionState`: the photo goes back to its original in the
 ///   library (history kept) and the session to no edit, as one undo step.
-/// - `GET /api/sessions/SID/export?format=jpeg|heic&quality=1…100` → the full-resolution file as
-///   an attachment.
+/// - `GET /api/sessions/SID/export?format=jpeg|heic|webp&quality=1…100` → the full-resolution
+///   file as an attachment.
 public enum EditorAPI {
   /// The routes, answered by `backend`.
   public static func router(backend: any WebBackend) -> Router {
@@ -159,7 +159,7 @@ public enum EditorAPI {
       guard let format = ExportFormat(rawValue: formatName) else {
         throw WebError(
           .badRequest, source: req.path,
-          detail: "'format' must be jpeg or heic, not '\(formatName)'.")
+          detail: "'format' must be jpeg, heic or webp, not '\(formatName)'.")
       }
       let quality = try req.queryInt("quality", in: 1...100, default: 90)
       let file = try await backend.export(

@@ -396,8 +396,7 @@ public actor LibraryBackend: WebBackend {
     let s = try lookUpSession(session)
     let data = try await answering(session) { () async throws(WebError) -> Data in
       do throws(EditingError) {
-        return try await s.controller.exportData(
-          type: format == .jpeg ? .jpeg : .heic, quality: quality)
+        return try await s.controller.exportData(type: format.fileType, quality: quality)
       } catch {
         throw WebError(.internalError, source: s.name, detail: error.description)
       }
@@ -751,6 +750,17 @@ public actor LibraryBackend: WebBackend {
       return try ImageEncoder(options: encodeOptions).encode(image, as: .jpeg)
     } catch {
       throw WebError(.internalError, source: "<preview>", detail: error.description)
+    }
+  }
+}
+
+extension ExportFormat {
+  /// The editing session's file type for this format.
+  fileprivate var fileType: ExportFileType {
+    switch self {
+    case .jpeg: .jpeg
+    case .heic: .heic
+    case .webp: .webp
     }
   }
 }

@@ -84,10 +84,10 @@ public enum PreviewView: String, Sendable, Codable, CaseIterable {
 
 /// Output formats of the export route.
 public enum ExportFormat: String, Sendable, Codable, CaseIterable {
-  case jpeg, heic
+  case jpeg, heic, webp
 
-  var mimeType: String { self == .jpeg ? "image/jpeg" : "image/heic" }
-  var fileExtension: String { self == .jpeg ? "jpg" : "heic" }
+  var mimeType: String { "image/\(rawValue)" }
+  var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
 }
 
 /// A name in the languages the editor speaks.
