@@ -18,7 +18,6 @@
   X(uint8_t *, WebPIDecGetRGB, (const WebPIDecoder *i, int *y, int *w, int *h, int *s),            \
     (i, y, w, h, s))                                                                               \
   V(WebPIDelete, (WebPIDecoder * i), (i))                                                          \
-  V(WebPFreeDecBuffer, (WebPDecBuffer * b), (b))                                                   \
   X(int, WebPConfigInitInternal, (WebPConfig * c, WebPPreset p, float q, int v), (c, p, q, v))     \
   X(int, WebPValidateConfig, (const WebPConfig *c), (c))                                           \
   X(int, WebPPictureInitInternal, (WebPPicture * p, int v), (p, v))                                \

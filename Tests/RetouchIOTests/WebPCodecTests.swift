@@ -22,6 +22,14 @@ import Testing
     try ImageDecoder(options: codecRawOptions(change)).decode(data, source: "t.webp")
   }
 
+  /// ``codecSampleExif`` with another orientation (its SHORT value, big-endian, sits 8 bytes
+  /// from the end, before the next-IFD offset).
+  static func exif(orientation: UInt8) -> Data {
+    var exif = codecSampleExif
+    exif[exif.count - 7] = orientation
+    return exif
+  }
+
   /// `file`'s chunks as (code, payload) pairs.
   static func chunks(_ file: Data) throws -> [(code: String, payload: Data)] {
     try file.withUnsafeBytes { bytes in
@@ -85,26 +93,26 @@ import Testing
     }
   }
 
-  /// Some writers put the JPEG-style `Exif\0\0` in front of the TIFF structure: it is dropped.
+  /// Some writers put the JPEG-style `Exif\0\0` in front of the TIFF structure: it is dropped,
+  /// and the EXIF behind it is read (its orientation, 6, is not the default).
   @Test func exifPrefixIsDropped() throws {
+    let exif = Self.exif(orientation: 6)
     let plain = try ImageEncoder(options: Self.lossless()).encode(
       codecSmoothImage(width: 8, height: 8, format: .rgb8), as: .webp)
     let image = try #require(try Self.chunks(plain).first { $0.code == "VP8L" })
     let file = WebPContainer.assemble(
       size: (8, 8), flags: WebPContainer.exifFlag,
-      chunks: [image, ("EXIF", Data("Exif\0\0".utf8) + codecSampleExif)])
+      chunks: [image, ("EXIF", Data("Exif\0\0".utf8) + exif)])
     let read = try ImageDecoder().readMetadata(file)
     #expect(read.format == .webp)
-    #expect(read.metadata.orientation == .up)
+    #expect(read.metadata.orientation == .right)
     #expect(
-      try WebPCodec.readHeader(file, source: "t", options: DecodeOptions()).blocks.exif
-        == codecSampleExif)
+      try WebPCodec.readHeader(file, source: "t", options: DecodeOptions()).blocks.exif == exif)
   }
 
   /// The EXIF orientation turns the pixels upright on decode, as for every other format.
   @Test func orientationIsApplied() throws {
-    var exif = codecSampleExif
-    exif[exif.count - 7] = 6  // Orientation SHORT 6 (big-endian): turned a quarter
+    let exif = Self.exif(orientation: 6)
     let image = codecRandomImage(width: 6, height: 4, format: .rgb8, seed: 2)
     let webp = try WebPCodec.encode(
       image, options: Self.lossless(), blocks: MetadataBlocks(exif: exif))

@@ -51,6 +51,18 @@ def slider_value(page, setting):
     return float(page.locator(f'input[data-setting="{setting}"]').input_value())
 
 
+def export_file(page, file_format):
+    """Exports in `file_format` from the editor's menu; the path of the saved download."""
+    page.select_option("#export-format", file_format)
+    with page.expect_download(timeout=60000) as info:
+        page.click("#export")
+    suffix = "jpg" if file_format == "jpeg" else file_format
+    assert info.value.suggested_filename.endswith("." + suffix), info.value.suggested_filename
+    path = ARTIFACTS / info.value.suggested_filename
+    info.value.save_as(str(path))
+    return path
+
+
 def test_full_editing_flow(server, page, tmp_path):
     print(f"\nretouch serve printed its URL after {server.startup_seconds * 1000:.0f} ms")
     assert server.startup_seconds < 5  # generous: the figure itself is printed above
@@ -205,13 +217,8 @@ def test_full_editing_flow(server, page, tmp_path):
 
     # Export a JPEG and check the edit is in it: square (the crop), and the same picture as the
     # editor's preview of the edit (suggestion, exposure, straighten), not the original's.
-    page.select_option("#export-format", "jpeg")
     page.fill("#export-quality", "85")
-    with page.expect_download(timeout=60000) as info:
-        page.click("#export")
-    path = ARTIFACTS / info.value.suggested_filename
-    info.value.save_as(str(path))
-    exported = Image.open(path)
+    exported = Image.open(export_file(page, "jpeg"))
     exported.load()
     original = Image.open(shared_photo(PHOTO_12MP))
     assert exported.format == "JPEG"
@@ -263,22 +270,10 @@ def test_heic_export_and_delete_restore(server, page):
     page.wait_for_selector("body[data-ready=true]")
     page.click('[data-look="noir"]')
     wait_until(page, "window.retouchState().config.look && window.retouchState().config.look.look === 'noir'")
-    page.select_option("#export-format", "heic")
     page.fill("#export-quality", "60")
-    with page.expect_download(timeout=60000) as info:
-        page.click("#export")
-    assert info.value.suggested_filename.endswith(".heic")
-    path = ARTIFACTS / info.value.suggested_filename
-    info.value.save_as(str(path))
-    assert path.read_bytes()[4:8] == b"ftyp"
+    assert export_file(page, "heic").read_bytes()[4:8] == b"ftyp"
     # The same edit as WebP, from the same menu.
-    page.select_option("#export-format", "webp")
-    with page.expect_download(timeout=60000) as info:
-        page.click("#export")
-    assert info.value.suggested_filename.endswith(".webp")
-    path = ARTIFACTS / info.value.suggested_filename
-    info.value.save_as(str(path))
-    assert path.read_bytes()[8:12] == b"WEBP"
+    assert export_file(page, "webp").read_bytes()[8:12] == b"WEBP"
     page.once("dialog", lambda d: d.accept())
     page.click("#back")
     page.wait_for_selector("body.library-page[data-ready=true]")

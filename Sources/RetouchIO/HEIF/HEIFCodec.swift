@@ -26,14 +26,11 @@ enum HEIFCodec {
   static func decode(
     _ data: Data, source: String, options: DecodeOptions
   ) throws(ImageDecodingError) -> RawDecode {
-    let result: Result<RawDecode, ImageDecodingError> = data.withUnsafeBytes { buffer in
-      Result { () throws(ImageDecodingError) -> RawDecode in
-        try withPrimaryImage(buffer, source: source) { handle throws(ImageDecodingError) in
-          try decodePrimary(handle, source: source, options: options)
-        }
+    try data.withDecodingBytes { buffer throws(ImageDecodingError) in
+      try withPrimaryImage(buffer, source: source) { handle throws(ImageDecodingError) in
+        try decodePrimary(handle, source: source, options: options)
       }
     }
-    return try result.get()
   }
 
   /// Reads the container (boxes, metadata items, colour profile) without decoding any pixels.
@@ -47,17 +44,15 @@ enum HEIFCodec {
   ) throws(ImageDecodingError) -> (
     storedSize: PixelSize, blocks: MetadataBlocks, orientationApplied: Bool
   ) {
-    let result: Result<(PixelSize, MetadataBlocks), ImageDecodingError> = data.withUnsafeBytes {
-      buffer in
-      Result { () throws(ImageDecodingError) -> (PixelSize, MetadataBlocks) in
-        try withPrimaryImage(buffer, source: source) { handle throws(ImageDecodingError) in
-          var warnings: [String] = []
-          return (storedSize(of: handle), metadataBlocks(of: handle, warnings: &warnings))
-        }
+    try data.withDecodingBytes { buffer throws(ImageDecodingError) in
+      try withPrimaryImage(buffer, source: source) { handle throws(ImageDecodingError) in
+        var warnings: [String] = []
+        return (
+          storedSize(of: handle), metadataBlocks(of: handle, warnings: &warnings),
+          options.appliesOrientation
+        )
       }
     }
-    let (size, blocks) = try result.get()
-    return (size, blocks, options.appliesOrientation)
   }
 
   // MARK: - Decoding steps

@@ -25,12 +25,9 @@ enum JPEGCodec {
   static func decode(_ data: Data, source: String, options: DecodeOptions)
     throws(ImageDecodingError) -> RawDecode
   {
-    let result = data.withUnsafeBytes { bytes in
-      Result { () throws(ImageDecodingError) in
-        try decode(bytes: bytes, source: source, options: options)
-      }
+    try data.withDecodingBytes { bytes throws(ImageDecodingError) in
+      try decode(bytes: bytes, source: source, options: options)
     }
-    return try result.get()
   }
 
   /// Reads the header and metadata segments without decoding any pixels (well under a
@@ -43,17 +40,13 @@ enum JPEGCodec {
       storedSize: PixelSize, blocks: MetadataBlocks, orientationApplied: Bool
     )
   {
-    let result = data.withUnsafeBytes { bytes in
-      Result { () throws(ImageDecodingError) -> (PixelSize, MetadataBlocks) in
-        let jpeg = try JPEGDecompressor(source: source)
-        let header = try jpeg.readHeader(bytes, savesMarkers: true)
-        var warnings: [String] = []
-        let blocks = JPEGMetadataSegments.blocks(from: jpeg.markers(), warnings: &warnings)
-        return (PixelSize(width: Int(header.width), height: Int(header.height)), blocks)
-      }
+    try data.withDecodingBytes { bytes throws(ImageDecodingError) in
+      let jpeg = try JPEGDecompressor(source: source)
+      let header = try jpeg.readHeader(bytes, savesMarkers: true)
+      var warnings: [String] = []
+      let blocks = JPEGMetadataSegments.blocks(from: jpeg.markers(), warnings: &warnings)
+      return (PixelSize(width: Int(header.width), height: Int(header.height)), blocks, false)
     }
-    let (size, blocks) = try result.get()
-    return (size, blocks, false)
   }
 
   /// The shrink-on-load scale for a stored size, in eighths: the smallest M in 1…8 whose output

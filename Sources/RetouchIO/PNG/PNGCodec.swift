@@ -35,12 +35,9 @@ enum PNGCodec {
   ) throws(ImageDecodingError) -> RawDecode {
     let reader = PNGReader()
     defer { reader.close() }
-    let result: Result<RawDecode, ImageDecodingError> = data.withUnsafeBytes { buffer in
-      Result { () throws(ImageDecodingError) -> RawDecode in
-        try decode(buffer, reader: reader, source: source, options: options)
-      }
+    return try data.withDecodingBytes { buffer throws(ImageDecodingError) in
+      try decode(buffer, reader: reader, source: source, options: options)
     }
-    return try result.get()
   }
 
   /// Reads the chunks up to the first `IDAT` (IHDR, iCCP, eXIf and text before the image data)
@@ -54,16 +51,13 @@ enum PNGCodec {
   ) {
     let reader = PNGReader()
     defer { reader.close() }
-    let result: Result<(PixelSize, MetadataBlocks), ImageDecodingError> = data.withUnsafeBytes {
-      buffer in
-      Result { () throws(ImageDecodingError) -> (PixelSize, MetadataBlocks) in
-        try reader.open(buffer, source: source)
-        let state = reader.state.pointee
-        return (PixelSize(width: Int(state.width), height: Int(state.height)), reader.blocks())
-      }
+    return try data.withDecodingBytes { buffer throws(ImageDecodingError) in
+      try reader.open(buffer, source: source)
+      let state = reader.state.pointee
+      return (
+        PixelSize(width: Int(state.width), height: Int(state.height)), reader.blocks(), false
+      )
     }
-    let (size, blocks) = try result.get()
-    return (size, blocks, false)
   }
 
   /// Encodes `image` as a non-interlaced RGB or RGBA PNG, 8 or 16 bits per component.

@@ -105,7 +105,8 @@ enum WebPCodec {
       uninitializedWidth: width, height: height, format: header.hasAlpha ? .rgba8 : .rgb8)
     let rowBytes = image.bytesPerRow
     var warnings: [String] = []
-    // libwebp keeps a pointer to the configuration for the decoder's whole life.
+    // libwebp keeps a pointer to the configuration for the decoder's whole life; it decodes into
+    // the image's own memory, so deleting the decoder frees all it allocated.
     let config = UnsafeMutablePointer<WebPDecoderConfig>.allocate(capacity: 1)
     defer { config.deallocate() }
     guard WebPInitDecoderConfigInternal(config, Int32(WEBP_DECODER_ABI_VERSION)) != 0 else {
@@ -127,7 +128,6 @@ enum WebPCodec {
       let rows = WebPIDecGetRGB(decoder, &lastRow, nil, nil, nil) == nil ? 0 : Int(lastRow)
       return (status, status == VP8_STATUS_OK ? height : min(max(rows, 0), height))
     }
-    defer { WebPFreeDecBuffer(&config.pointee.output) }
     switch status {
     case VP8_STATUS_OK:
       break
@@ -192,8 +192,6 @@ enum WebPCodec {
         detail: "\(image.width)×\(image.height) exceeds WebP's limit of \(maxSide) per side.")
     }
     let alpha = image.format.hasAlpha
-    let channels = alpha ? 4 : 3
-    let packed = packed8Bit(image)
     var config = WebPConfig()
     var picture = WebPPicture()
     var writer = WebPMemoryWriter()
@@ -220,15 +218,22 @@ enum WebPCodec {
       WebPPictureFree(&picture)
       WebPMemoryWriterClear(&writer)
     }
+    // libwebp copies the pixels into its own planes: an 8-bit image is read in place, a 16-bit
+    // one through an 8-bit copy.
+    let stride = Int32(image.width * image.format.channelCount)
+    func importPixels(_ pixels: UnsafePointer<UInt8>?) -> Int32 {
+      alpha
+        ? WebPPictureImportRGBA(&picture, pixels, stride)
+        : WebPPictureImportRGB(&picture, pixels, stride)
+    }
+    let imported =
+      image.format.bitDepth == 8
+      ? image.withUnsafeBytes { importPixels($0.baseAddress?.assumingMemoryBound(to: UInt8.self)) }
+      : eightBitComponents(of: image).withUnsafeBufferPointer { importPixels($0.baseAddress) }
     let encoded = withUnsafeMutablePointer(to: &writer) {
       writerPointer -> (Int32, WebPEncodingError) in
       picture.writer = WebPMemoryWrite
       picture.custom_ptr = UnsafeMutableRawPointer(writerPointer)
-      let imported = packed.withUnsafeBufferPointer { p in
-        alpha
-          ? WebPPictureImportRGBA(&picture, p.baseAddress, Int32(image.width * channels))
-          : WebPPictureImportRGB(&picture, p.baseAddress, Int32(image.width * channels))
-      }
       guard imported != 0, WebPValidateConfig(&config) != 0 else {
         return (0, picture.error_code)
       }
@@ -258,20 +263,15 @@ enum WebPCodec {
       guard let container = WebPContainer(bytes) else { return file }
       var flags: UInt8 = 0
       var imageChunks: [(code: String, payload: Data)] = []
-      for chunk in container.chunks {
-        switch chunk.code {
-        case "VP8X":
-          if let first = bytes[chunk.payload].first { flags |= first & WebPContainer.alphaFlag }
-        case "ALPH", "VP8 ", "VP8L":
-          if chunk.code == "ALPH"
-            || (chunk.code == "VP8L" && WebPContainer.losslessUsesAlpha(bytes[chunk.payload]))
-          {
-            flags |= WebPContainer.alphaFlag
-          }
-          imageChunks.append((chunk.code, Data(bytes[chunk.payload])))
-        default:
-          break
+      // The encoder's own VP8X (written with alpha) is replaced; ALPH, or a VP8L that uses
+      // alpha, says what its flag said.
+      for chunk in container.chunks where ["ALPH", "VP8 ", "VP8L"].contains(chunk.code) {
+        if chunk.code == "ALPH"
+          || (chunk.code == "VP8L" && WebPContainer.losslessUsesAlpha(bytes[chunk.payload]))
+        {
+          flags |= WebPContainer.alphaFlag
         }
+        imageChunks.append((chunk.code, Data(bytes[chunk.payload])))
       }
       var chunks: [(code: String, payload: Data)] = []
       if let icc {
@@ -291,17 +291,12 @@ enum WebPCodec {
     }
   }
 
-  /// The image's pixels as packed 8-bit RGB or RGBA (16-bit components rounded to 8).
-  static func packed8Bit(_ image: Image) -> [UInt8] {
-    let count = image.width * image.height * image.format.channelCount
-    return image.withUnsafeBytes { raw -> [UInt8] in
-      guard let base = raw.baseAddress else { return [] }
-      if image.format.bitDepth == 8 {
-        return Array(
-          UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count))
+  /// A 16-bit image's components rounded to 8 bits (`round(v × 255 / 65535)`), packed.
+  static func eightBitComponents(of image: Image) -> [UInt8] {
+    image.withUnsafeBytes { raw -> [UInt8] in
+      raw.bindMemory(to: UInt16.self).map {
+        UInt8(truncatingIfNeeded: (UInt32($0) * 255 + 32767) / 65535)
       }
-      let wide = base.assumingMemoryBound(to: UInt16.self)
-      return (0..<count).map { UInt8(truncatingIfNeeded: (UInt32(wide[$0]) * 255 + 32767) / 65535) }
     }
   }
 }
