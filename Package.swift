@@ -34,6 +34,9 @@ let package = Package(
       name: "CExif", pkgConfig: "libexif",
       providers: [.apt(["libexif-dev"]), .brew(["libexif"])]),
     .systemLibrary(
+      name: "CZlib", pkgConfig: "zlib",
+      providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+    .systemLibrary(
       name: "CSQLite", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
 
@@ -43,8 +46,9 @@ let package = Package(
       dependencies: ["CJPEGTurbo", "CPNG", "CLCMS2", "CExif"],
       cSettings: [.unsafeFlags(["-O3"])]),
 
-    // MARK: libheif and libmicrohttpd, loaded on first use (libheif-dev, libmicrohttpd-dev):
-    // linked the usual way they were a third of every command's start-up (rt_loaders.h).
+    // MARK: libheif, libmicrohttpd, libwebp and libtiff, loaded on first use (their -dev
+    // packages): linked the usual way, the first two were a third of every command's start-up
+    // (rt_loaders.h).
     .target(
       name: "CRetouchLoaders",
       cSettings: [
@@ -95,7 +99,9 @@ let package = Package(
       swiftSettings: optimized),
     .target(
       name: "RetouchIO",
-      dependencies: ["RetouchCore", "CRetouchShims", "CRetouchLoaders", "CLCMS2", "CExif", "CPNG"],
+      dependencies: [
+        "RetouchCore", "CRetouchShims", "CRetouchLoaders", "CLCMS2", "CExif", "CPNG", "CZlib",
+      ],
       swiftSettings: optimized + loaderHeaders),
 
     .target(

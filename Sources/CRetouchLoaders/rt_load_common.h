@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The machinery behind rt_heif_load(), rt_microhttpd_load() and rt_webp_load(): for each
-// function of a list, a pointer filled by dlsym and a definition under the library's own name
-// that calls through it; and a load function that opens the first library name that exists,
-// once per process.
+// The machinery behind rt_heif_load(), rt_microhttpd_load(), rt_webp_load() and
+// rt_tiff_load(): for each function of a list, a pointer filled by dlsym and a definition under
+// the library's own name that calls through it; and a load function that opens the first
+// library name that exists, once per process.
 
 #ifndef RT_LOAD_COMMON_H
 #define RT_LOAD_COMMON_H
@@ -21,10 +21,13 @@
     "/usr/local/lib/libmicrohttpd.12.dylib" }
 #define RT_WEBP_LIBRARY_NAMES                                                                      \
   { "libwebp.7.dylib", "/opt/homebrew/lib/libwebp.7.dylib", "/usr/local/lib/libwebp.7.dylib" }
+#define RT_TIFF_LIBRARY_NAMES                                                                      \
+  { "libtiff.6.dylib", "/opt/homebrew/lib/libtiff.6.dylib", "/usr/local/lib/libtiff.6.dylib" }
 #else
 #define RT_HEIF_LIBRARY_NAMES { "libheif.so.1", "libheif.so" }
 #define RT_MICROHTTPD_LIBRARY_NAMES { "libmicrohttpd.so.12", "libmicrohttpd.so" }
 #define RT_WEBP_LIBRARY_NAMES { "libwebp.so.7", "libwebp.so" }
+#define RT_TIFF_LIBRARY_NAMES { "libtiff.so.6", "libtiff.so" }
 #endif
 
 #define RT_POINTER(type, name, params, args) static type(*rt_##name) params;

@@ -3,7 +3,8 @@
 import Foundation
 import RetouchCore
 
-/// Decodes JPEG, PNG, HEIF and WebP photos into upright, colour-managed `RetouchCore` `Image`s.
+/// Decodes JPEG, PNG, HEIF, WebP and TIFF photos into upright, colour-managed `RetouchCore`
+/// `Image`s.
 ///
 /// The format is sniffed from the bytes, never from the file name. Decoding is synchronous and
 /// uses the calling thread (plus the codec's own threads, for HEVC). Safe to use from any thread.
@@ -35,12 +36,13 @@ public struct ImageDecoder: Sendable {
     case .png: raw = try PNGCodec.decode(data, source: source, options: options)
     case .heif: raw = try HEIFCodec.decode(data, source: source, options: options)
     case .webp: raw = try WebPCodec.decode(data, source: source, options: options)
+    case .tiff: raw = try TIFFCodec.decode(data, source: source, options: options)
     default:
       throw ImageDecodingError(
         .unsupportedFormat, source: source,
         detail:
-          "\(format) files are recognised but not decoded; convert to JPEG, PNG, HEIC or WebP "
-          + "first.")
+          "\(format) files are recognised but not decoded; convert to JPEG, PNG, HEIC, WebP or "
+          + "TIFF first.")
     }
     return finish(raw, format: format, source: source)
   }
@@ -58,11 +60,13 @@ public struct ImageDecoder: Sendable {
     case .png: header = try PNGCodec.readHeader(data, source: source, options: options)
     case .heif: header = try HEIFCodec.readHeader(data, source: source, options: options)
     case .webp: header = try WebPCodec.readHeader(data, source: source, options: options)
+    case .tiff: header = try TIFFCodec.readHeader(data, source: source, options: options)
     default:
       throw ImageDecodingError(
         .unsupportedFormat, source: source,
         detail:
-          "\(format) files are recognised but not read; convert to JPEG, PNG, HEIC or WebP first.")
+          "\(format) files are recognised but not read; convert to JPEG, PNG, HEIC, WebP or "
+          + "TIFF first.")
     }
     var warnings: [String] = []
     let metadata = PhotoMetadata(
@@ -97,7 +101,7 @@ public struct ImageDecoder: Sendable {
       throw ImageDecodingError(
         .unsupportedFormat, source: source,
         detail:
-          "not a JPEG, PNG, HEIC or WebP image: file starts with "
+          "not a JPEG, PNG, HEIC, WebP or TIFF image: file starts with "
           + "\(ImageFormat.leadingHex(data, count: 8)).")
     }
     return format

@@ -31,7 +31,7 @@ public struct EncodeOptions: Sendable, Hashable {
   public init() {}
 }
 
-/// Encodes images to JPEG, PNG, HEIC or WebP with metadata corrected for the new pixels.
+/// Encodes images to JPEG, PNG, HEIC, WebP or TIFF with metadata corrected for the new pixels.
 public struct ImageEncoder: Sendable {
   public var options: EncodeOptions
 
@@ -57,10 +57,11 @@ public struct ImageEncoder: Sendable {
     case .png: return try PNGCodec.encode(image, options: options, blocks: blocks)
     case .heif: return try HEIFCodec.encode(image, options: options, blocks: blocks)
     case .webp: return try WebPCodec.encode(image, options: options, blocks: blocks)
+    case .tiff: return try TIFFCodec.encode(image, blocks: blocks)
     default:
       throw ImageEncodingError(
         .unsupportedFormat,
-        detail: "\(format) output is not supported; use jpeg, png, heic or webp.")
+        detail: "\(format) output is not supported; use jpeg, png, heic, webp or tiff.")
     }
   }
 

@@ -3,8 +3,9 @@
 import CRetouchLoaders
 import Testing
 
-/// libheif, libmicrohttpd and libwebp are opened on first use (rt_loaders.h): every function Retouch
-/// forwards to must exist in the installed library, and loading again must be harmless.
+/// libheif, libmicrohttpd, libwebp and libtiff are opened on first use (rt_loaders.h): every
+/// function Retouch forwards to must exist in the installed library, and loading again must be
+/// harmless.
 @Suite("Libraries loaded on first use")
 struct LibraryLoadingTests {
   @Test func libheifResolvesEveryForwardedFunction() {
@@ -33,5 +34,22 @@ struct LibraryLoadingTests {
     #expect(
       WebPConfigInitInternal(&config, WEBP_PRESET_PHOTO, 80, Int32(WEBP_ENCODER_ABI_VERSION)) != 0)
     #expect(config.quality == 80)
+  }
+
+  @Test func libtiffResolvesEveryForwardedFunction() {
+    for _ in 0..<2 {
+      let failure = rt_tiff_load().map { String(cString: $0) }
+      #expect(failure == nil, "libtiff: \(failure ?? "")")
+    }
+    // A forwarder reaches the library: bytes that are not TIFF are refused, with libtiff's
+    // reason captured.
+    let bytes: [UInt8] = Array("not a TIFF file at all".utf8)
+    bytes.withUnsafeBytes { raw in
+      let file = rt_tiff_open_memory(raw.baseAddress, raw.count, 1 << 20)
+      defer { rt_tiff_close(file) }
+      #expect(file != nil && rt_tiff_handle(file) == nil)
+      #expect(rt_tiff_error_count(file) > 0)
+      #expect(String(cString: rt_tiff_message(file)).contains("magic number"))
+    }
   }
 }

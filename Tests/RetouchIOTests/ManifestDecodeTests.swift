@@ -10,9 +10,10 @@ import Testing
 /// Every real photo of the shared set, through the public decoder.
 @Suite("Decoding the shared photo set")
 struct ManifestDecodeTests {
-  /// Formats the manifest lists that Retouch does not decode, with the documented error kind.
+  /// Formats the manifest lists that Retouch does not decode, with the documented error kind (a
+  /// DNG is a TIFF, whose variant, camera raw, is refused).
   static let outOfScope: [String: ImageDecodingError.Kind] = [
-    "AVIF": .unsupportedFormat, "DNG": .unsupportedFormat, "MP4": .unsupportedFormat,
+    "AVIF": .unsupportedFormat, "DNG": .unsupportedVariant, "MP4": .unsupportedFormat,
     "NPZ": .unsupportedFormat,
   ]
 

@@ -9,7 +9,7 @@ import Testing
 
 @Suite("Decode → encode → decode")
 struct RoundTripTests {
-  @Test(arguments: [ImageFormat.jpeg, .png, .heif, .webp])
+  @Test(arguments: [ImageFormat.jpeg, .png, .heif, .webp, .tiff])
   func metadataSurvivesAndOrientationBecomesUp(format: ImageFormat) throws {
     // iPhone 5: orientation 3, camera, exposure, date and GPS.
     let original = try ImageDecoder().decode(SharedPhotos.url("g77"))

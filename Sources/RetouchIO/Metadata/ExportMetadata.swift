@@ -166,7 +166,7 @@ enum ExportMetadata {
   }
 
   /// Entries with the first occurrence of each tag kept (hostile IFDs may repeat tags).
-  private static func unique(_ entries: [TIFFEntry]) -> [TIFFEntry] {
+  static func unique(_ entries: [TIFFEntry]) -> [TIFFEntry] {
     var seen = Set<UInt16>()
     return entries.filter { seen.insert($0.tag).inserted }
   }

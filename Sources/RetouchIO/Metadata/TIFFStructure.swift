@@ -8,8 +8,9 @@ import Foundation
 /// make it give up. Offsets are relative to the `II*\0`/`MM\0*` header, as TIFF defines them.
 /// Reading an IFD costs O(entries) and copies nothing but the values asked for.
 struct TIFFReader {
-  /// The block, header first.
-  let bytes: [UInt8]
+  /// The block, header first (its indices start at 0). A whole TIFF file read from disk is
+  /// kept as the mapped `Data` it came in, not copied.
+  let bytes: Data
   /// `true` for `MM` (Motorola) order, `false` for `II` (Intel).
   let bigEndian: Bool
   /// Offset of IFD0, from the header.
@@ -17,10 +18,7 @@ struct TIFFReader {
 
   /// Reads the 8-byte header; `nil` when the block is not TIFF-structured.
   init?(_ data: Data) {
-    self.init(bytes: [UInt8](data))
-  }
-
-  init?(bytes: [UInt8]) {
+    let bytes = data.startIndex == 0 ? data : Data(data.withUnsafeBytes { Array($0) })
     guard bytes.count >= 8 else { return nil }
     switch (bytes[0], bytes[1], bytes[2], bytes[3]) {
     case (0x49, 0x49, 0x2A, 0x00): bigEndian = false
@@ -33,6 +31,10 @@ struct TIFFReader {
       bigEndian
         ? b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3]
         : b[3] << 24 | b[2] << 16 | b[1] << 8 | b[0])
+  }
+
+  init?(bytes: [UInt8]) {
+    self.init(Data(bytes))
   }
 
   func u16(at offset: Int) -> UInt16? {
@@ -55,8 +57,10 @@ struct TIFFReader {
   /// The directory at `offset`, or `nil` when its entry table does not fit in the block.
   ///
   /// Entries whose type is unknown or whose values fall outside the block are skipped (they
-  /// are counted in ``TIFFDirectory/skippedEntries``). At most 1,000 entries are read.
-  func directory(at offset: Int) -> TIFFDirectory? {
+  /// are counted in ``TIFFDirectory/skippedEntries``), as are values longer than
+  /// `maxValueBytes` (a TIFF file's layered-document blobs, which can be most of the file). At
+  /// most 1,000 entries are read.
+  func directory(at offset: Int, maxValueBytes: Int = .max) -> TIFFDirectory? {
     guard let count16 = u16(at: offset) else { return nil }
     let count = Int(count16)
     guard count <= 1000, offset + 2 + count * 12 <= bytes.count else { return nil }
@@ -74,7 +78,7 @@ struct TIFFReader {
         continue
       }
       let (length, overflow) = Int(n).multipliedReportingOverflow(by: unit)
-      guard !overflow, length <= bytes.count else {
+      guard !overflow, length <= bytes.count, length <= maxValueBytes else {
         skipped += 1
         continue
       }
@@ -136,6 +140,22 @@ struct TIFFEntry: Hashable {
     case 4, 9, 11, 13: 4
     case 5, 10, 12: 8
     default: nil
+    }
+  }
+
+  /// Every value as an unsigned integer (BYTE, SHORT, LONG or IFD; empty for other types).
+  func integers(bigEndian: Bool) -> [UInt32] {
+    let width: Int
+    switch type {
+    case 1, 7: width = 1
+    case 3: width = 2
+    case 4, 13: width = 4
+    default: return []
+    }
+    return stride(from: 0, to: value.count - width + 1, by: width).map { start in
+      var v: UInt32 = 0
+      for i in 0..<width { v = v << 8 | UInt32(value[start + (bigEndian ? i : width - 1 - i)]) }
+      return v
     }
   }
 
