@@ -5,7 +5,9 @@ import Foundation
 /// A folder of photos that a command (`match`, `auto`) works through one photo at a time.
 struct PhotoFolder {
   /// File extensions a folder run picks up.
-  static let photoExtensions: Set<String> = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
+  static let photoExtensions: Set<String> = [
+    "jpg", "jpeg", "png", "heic", "heif", "webp", "tif", "tiff",
+  ]
 
   /// The folder.
   let url: URL

@@ -105,22 +105,23 @@ import Testing
     #expect(result.imported[0].camera?.contains("Canon") == true)
   }
 
-  /// A folder import picks up WebP files too: the original is kept byte for byte, with its
-  /// format and size recorded, and it decodes from the library.
-  @Test func importsWebP() throws {
+  /// A folder import picks up WebP and TIFF files too: the original is kept byte for byte, with
+  /// its format and size recorded, and it decodes from the library.
+  @Test(arguments: [(ImageFormat.webp, "webp"), (.tiff, "tif")])
+  func importsWebPAndTIFF(format: ImageFormat, ext: String) throws {
     let scratch = try ScratchFolder()
     defer { scratch.cleanUp() }
     let incoming = scratch.path("incoming")
     try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
-    let bytes = try LibraryFixtures.syntheticPhoto(seed: 3, format: .webp, size: 64)
-    try bytes.write(to: incoming.appendingPathComponent("web.webp"))
+    let bytes = try LibraryFixtures.syntheticPhoto(seed: 3, format: format, size: 64)
+    try bytes.write(to: incoming.appendingPathComponent("photo.\(ext)"))
     let library = try PhotoLibrary(at: scratch.path("Library"))
     let result = try library.importPhotos(from: [incoming])
     let asset = try #require(result.imported.first, "\(result.failures)")
-    #expect(asset.format == .webp)
+    #expect(asset.format == format)
     #expect(asset.pixelSize == PixelSize(width: 64, height: 48))
     #expect(try Data(contentsOf: library.originalURL(for: asset)) == bytes)
-    #expect(library.originalURL(for: asset).pathExtension == "webp")
+    #expect(library.originalURL(for: asset).pathExtension == ext)
     let decoded = try ImageDecoder().decode(library.originalURL(for: asset))
     #expect(decoded.image.size == PixelSize(width: 64, height: 48))
   }

@@ -148,6 +148,13 @@ final class LibraryBackendTests {
     let decoded = try ImageDecoder().decode(webp.data, source: "export")
     #expect(decoded.format == .webp)
     #expect(ImageComparison.meanAbsoluteDifference(decoded.image, exported) < 3)
+    // And as TIFF, lossless: the JPEG export's pixels before JPEG's own loss.
+    let tiff = try await backend.export(session: session, format: .tiff, quality: 80)
+    #expect(tiff.fileName == "ramp-edited.tif")
+    #expect(tiff.mimeType == "image/tiff")
+    let fromTIFF = try ImageDecoder().decode(tiff.data, source: "export")
+    #expect(fromTIFF.format == .tiff)
+    #expect(ImageComparison.meanAbsoluteDifference(fromTIFF.image, exported) < 3)
   }
 
   @Test func aSuggestionReplacesColorAndToneAndKeepsTheCrop() async throws {
@@ -237,6 +244,10 @@ final class LibraryBackendTests {
       fileName: "from the web.jpg", data: ImageEncoder().encode(image, as: .webp))
     #expect(webp.name == "from the web.webp")
     #expect(webp.format == "webp")
+    let tiff = try await backend.importAsset(
+      fileName: "scan", data: ImageEncoder().encode(image, as: .tiff))
+    #expect(tiff.name == "scan.tif")
+    #expect(tiff.format == "tiff")
   }
 
   /// Mean 8-bit sample value.

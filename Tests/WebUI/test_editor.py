@@ -56,7 +56,7 @@ def export_file(page, file_format):
     page.select_option("#export-format", file_format)
     with page.expect_download(timeout=60000) as info:
         page.click("#export")
-    suffix = "jpg" if file_format == "jpeg" else file_format
+    suffix = {"jpeg": "jpg", "tiff": "tif"}.get(file_format, file_format)
     assert info.value.suggested_filename.endswith("." + suffix), info.value.suggested_filename
     path = ARTIFACTS / info.value.suggested_filename
     info.value.save_as(str(path))
@@ -82,7 +82,7 @@ def test_full_editing_flow(server, page, tmp_path):
     page.set_input_files("#file-input", [str(shared_photo(PHOTO_12MP)), str(bad)])
     page.wait_for_selector('#upload-list li.failed[data-name="notes.jpg"]')
     page.wait_for_selector("#upload-list li.done")
-    assert "not a JPEG, PNG, HEIC or WebP" in page.locator("#upload-list li.failed").get_attribute("data-error")
+    assert "not a JPEG, PNG, HEIC, WebP or TIFF" in page.locator("#upload-list li.failed").get_attribute("data-error")
     page.wait_for_selector("#grid li")
     assert page.locator("#grid li").count() == 1
     shot(page, "02-library-imported")
@@ -255,7 +255,7 @@ def test_full_editing_flow(server, page, tmp_path):
 
 
 def test_heic_export_and_delete_restore(server, page):
-    """Import by drag-and-drop, export HEIC with a quality and WebP, delete and restore."""
+    """Import by drag-and-drop, export HEIC with a quality, WebP and TIFF, delete and restore."""
     page.goto(server.url)
     page.wait_for_selector("body[data-ready=true]")
     data = shared_photo("d12").read_bytes()  # 1680×1050 JPEG
@@ -274,6 +274,7 @@ def test_heic_export_and_delete_restore(server, page):
     assert export_file(page, "heic").read_bytes()[4:8] == b"ftyp"
     # The same edit as WebP, from the same menu.
     assert export_file(page, "webp").read_bytes()[8:12] == b"WEBP"
+    assert export_file(page, "tiff").read_bytes()[:4] in (b"II*\0", b"MM\0*")
     page.once("dialog", lambda d: d.accept())
     page.click("#back")
     page.wait_for_selector("body.library-page[data-ready=true]")

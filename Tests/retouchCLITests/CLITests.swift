@@ -91,7 +91,7 @@ struct InfoCommandTests {
     #expect(r.exitCode == 65)
     #expect(
       r.stderr.contains(
-        "notes.jpg: unsupported format: not a JPEG, PNG, HEIC or WebP image: file starts with 68 65 6C 6C"
+        "notes.jpg: unsupported format: not a JPEG, PNG, HEIC, WebP or TIFF image: file starts with 68 65 6C 6C"
       ))
   }
 
@@ -156,7 +156,9 @@ struct ConvertCommandTests {
     #expect(item["software"] as? String == "Retouch")
   }
 
-  @Test(arguments: [("png", "PNG"), ("heic", "HEIF"), ("jpg", "JPEG"), ("webp", "WebP")])
+  @Test(arguments: [
+    ("png", "PNG"), ("heic", "HEIF"), ("jpg", "JPEG"), ("webp", "WebP"), ("tif", "TIFF"),
+  ])
   func writesEachFormat(ext: String, format: String) throws {
     let dir = try CLIRunner.temporaryDirectory()
     let out = dir.appendingPathComponent("out.\(ext)")
@@ -170,6 +172,20 @@ struct ConvertCommandTests {
     #expect(item["format"] as? String == format)
     #expect(item["decodedWidth"] as? Int == 300)
     #expect(item["decodedHeight"] as? Int == 225)
+  }
+
+  /// A 16-bit PNG becomes a 16-bit TIFF with every value kept.
+  @Test func sixteenBitTIFFKeepsEveryValue() throws {
+    let dir = try CLIRunner.temporaryDirectory()
+    let input = SharedPhotos.url("g30")  // weld_16bit.png
+    let out = dir.appendingPathComponent("weld.tiff")
+    let r = try CLIRunner.run(["convert", input.path, out.path])
+    #expect(r.exitCode == 0, "\(r.stderr)")
+    let source = try ImageDecoder().decode(input).image
+    let written = try ImageDecoder().decode(out)
+    #expect(written.format == .tiff)
+    #expect(written.image.format == .rgb16)
+    #expect(written.image.hasSamePixels(as: source))
   }
 
   /// `--lossless` writes a WebP that decodes to the input's exact values (an 8-bit PNG here),
@@ -225,7 +241,7 @@ struct ConvertCommandTests {
 
   @Test(arguments: [
     (["--quality", "0"], "'--quality' must be a whole number in 1…100"),
-    (["--format", "gif"], "'--format' must be jpeg, png, heic or webp"),
+    (["--format", "gif"], "'--format' must be jpeg, png, heic, webp or tiff"),
     (["--max-size", "-3"], "'--max-size' must be a whole number"),
     (["--chroma", "411"], "'--chroma' must be 420 or 444"),
   ])

@@ -103,7 +103,7 @@ struct ApplyCommandTests {
     #expect(bytes[1] != bytes[2])
   }
 
-  @Test(arguments: [("png", "PNG"), ("heic", "HEIF"), ("webp", "WebP")])
+  @Test(arguments: [("png", "PNG"), ("heic", "HEIF"), ("webp", "WebP"), ("tif", "TIFF")])
   func formatFollowsTheExtensionOrOption(ext: String, format: String) throws {
     let (r, out) = try Self.apply(["--look", "chrome"], name: "out.\(ext)")
     #expect(r.exitCode == 0, "\(r.stderr)")
@@ -178,7 +178,7 @@ struct ApplyCommandTests {
     (["--straighten", "60"], "straighten is 60"),
     (["--straighten", "level"], "'--straighten' needs degrees, got 'level'"),
     (["--quality", "101"], "'--quality' must be a whole number in 1…100"),
-    (["--format", "gif"], "'--format' must be jpeg, png, heic or webp"),
+    (["--format", "gif"], "'--format' must be jpeg, png, heic, webp or tiff"),
   ])
   func badOptionsAreUsageErrors(extra: [String], message: String) throws {
     let (r, out) = try Self.apply(extra)

@@ -78,7 +78,7 @@ public struct EditSessionState: Sendable {
 
 /// The file type of an export.
 public enum ExportFileType: String, Sendable, Hashable, CaseIterable {
-  case jpeg, heic, webp
+  case jpeg, heic, webp, tiff
 
   /// The container written.
   public var imageFormat: ImageFormat {
@@ -86,6 +86,7 @@ public enum ExportFileType: String, Sendable, Hashable, CaseIterable {
     case .jpeg: .jpeg
     case .heic: .heif
     case .webp: .webp
+    case .tiff: .tiff
     }
   }
 }

@@ -84,10 +84,16 @@ public enum PreviewView: String, Sendable, Codable, CaseIterable {
 
 /// Output formats of the export route.
 public enum ExportFormat: String, Sendable, Codable, CaseIterable {
-  case jpeg, heic, webp
+  case jpeg, heic, webp, tiff
 
   var mimeType: String { "image/\(rawValue)" }
-  var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
+  var fileExtension: String {
+    switch self {
+    case .jpeg: "jpg"
+    case .tiff: "tif"
+    default: rawValue
+    }
+  }
 }
 
 /// A name in the languages the editor speaks.

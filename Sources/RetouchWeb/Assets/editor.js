@@ -267,7 +267,7 @@ async function exportFile() {
   const { blob, headers } = await fetchBlob('GET', api(`/export?format=${format}&quality=${quality}`));
   const match = /filename="([^"]+)"/.exec(headers.get('Content-Disposition') || '');
   const url = URL.createObjectURL(blob);
-  const a = h('a', { href: url, download: match ? match[1] : `export.${format === 'jpeg' ? 'jpg' : format}` });
+  const a = h('a', { href: url, download: match ? match[1] : `export.${{ jpeg: 'jpg', tiff: 'tif' }[format] || format}` });
   document.body.append(a);
   a.click();
   a.remove();
