@@ -8,6 +8,7 @@ need=()
 command -v vipsthumbnail >/dev/null || need+=(libvips-tools)
 command -v tjbench >/dev/null || need+=(libjpeg-turbo-progs)
 command -v dwebp >/dev/null || need+=(webp)
+command -v tiffcp >/dev/null || need+=(libtiff-tools)
 if [ ${#need[@]} -gt 0 ]; then
   echo "bench-setup: installing ${need[*]}" >&2
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"

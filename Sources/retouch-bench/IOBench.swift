@@ -7,7 +7,7 @@ import RetouchIO
 import RetouchRender
 
 /// `retouch-bench io`: the codec floor, previews and memory, beside libjpeg-turbo and libvips;
-/// WebP beside libwebp's own tools.
+/// WebP beside libwebp's own tools; TIFF beside libtiff's tiffcp and libvips.
 enum IOBench {
   static func run(options: BenchOptions) throws {
     let work = options.workDirectory
@@ -141,6 +141,74 @@ enum IOBench {
 
       // 3. WebP: decode and encode in memory, beside libwebp's tools.
       try webp(data, label: input.label, runs: options.runs, work: work)
+
+      // 4. TIFF (Deflate with predictor), in memory and file to file, beside tiffcp and vips.
+      try tiff(data, label: input.label, runs: options.runs, work: work, retouch: retouch)
+    }
+  }
+
+  /// TIFF decoding and encoding of the photo as an 8-bit Deflate TIFF with the horizontal
+  /// predictor, in memory, and file to file (TIFF in, TIFF out) beside libtiff's `tiffcp` and
+  /// libvips' `vips copy` writing the same kind of file.
+  static func tiff(_ data: Data, label: String, runs: Int, work: URL, retouch: String) throws {
+    let image = try ImageDecoder().decode(data).image
+    let tiff = try ImageEncoder().encode(image, as: .tiff)
+    let file = work.appendingPathComponent("\(label).tif").path
+    try tiff.write(to: URL(fileURLWithPath: file))
+    let outputs = (
+      retouch: work.appendingPathComponent("\(label)-retouch.tif").path,
+      tiffcp: work.appendingPathComponent("\(label)-tiffcp.tif").path,
+      vips: work.appendingPathComponent("\(label)-vips.tif").path
+    )
+    var cases = [
+      BenchCase(name: "TIFF decode, in memory", owner: "Retouch") {
+        _ = try ImageDecoder().decode(tiff)
+        return (nil, nil)
+      },
+      BenchCase(name: "TIFF encode, in memory", owner: "Retouch") {
+        _ = try ImageEncoder().encode(image, as: .tiff)
+        return (nil, nil)
+      },
+      BenchCase(name: "file → file (retouch convert)", owner: "Retouch") {
+        (try runProcess([retouch, "convert", file, outputs.retouch]), nil)
+      },
+    ]
+    if which("tiffcp") != nil {
+      cases.append(
+        BenchCase(name: "file → file (tiffcp -c zip:p2)", owner: "libtiff") {
+          (try runProcess(["tiffcp", "-c", "zip:p2", file, outputs.tiffcp]), nil)
+        })
+    } else {
+      print("(tiffcp not found: scripts/bench-setup.sh installs libtiff-tools)")
+    }
+    if which("vips") != nil {
+      cases.append(
+        BenchCase(name: "file → file (vips copy, deflate+predictor)", owner: "libvips") {
+          (
+            try runProcess([
+              "vips", "copy", file, outputs.vips + "[compression=deflate,predictor=horizontal]",
+            ]), nil
+          )
+        })
+    }
+    let results = try roundRobin(cases, runs: runs)
+    printTable(
+      "TIFF, 8-bit RGB, Deflate + horizontal predictor (\(label), \(tiff.count / 1024) KB)",
+      results, reference: "file → file (tiffcp -c zip:p2)",
+      note:
+        "threads: Retouch decode 1 (libtiff), encode 2 (strips compressed in parallel), "
+        + "convert 2; tiffcp 1; vips default. All at zlib level 6 (each tool's default).")
+    for (name, path) in [
+      ("retouch", outputs.retouch), ("tiffcp", outputs.tiffcp), ("vips", outputs.vips),
+    ] {
+      if let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int {
+        print("output of \(name): \(size / 1024) KB")
+      }
+    }
+    if let a = results.first(where: { $0.name == "file → file (retouch convert)" }),
+      let b = results.first(where: { $0.name == "file → file (tiffcp -c zip:p2)" })
+    {
+      print(String(format: "retouch convert / tiffcp = %.2f×", a.samples.median / b.samples.median))
     }
   }
 

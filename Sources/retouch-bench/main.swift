@@ -68,7 +68,7 @@ let usage = """
                        [--peers] [--peers-only REGEX] [--only REGEX]
 
   Suites:
-    io      codec floor, previews, memory. Peers are installed by scripts/bench-setup.sh.
+    io      codec floor, previews, memory; WebP and TIFF. Peers: scripts/bench-setup.sh.
     render  a typical edit on a 12 MP JPEG file → edit → JPEG q90 (in process and
             'retouch apply') against the libjpeg-turbo floor; re-rendering a 2048×1536
             preview after a slider move, per stage; a C reference of the fused colour
