@@ -3,7 +3,8 @@
 """Feeds damaged photos to the retouch command line and reports any crash or hang.
 
 Bad input must end in a typed error (exit codes 64-78), never a signal, a trap or a hang.
-This makes small copies of the bundled sample photos (JPEG, PNG, HEIC, each also as WebP),
+This makes small copies of the bundled sample photos (JPEG, PNG, HEIC, each also as WebP and
+TIFF, and the TIFF fixtures of the tests, which come from other writers),
 damages them in seeded ways (flipped bits, random bytes, truncation, overwritten runs, extreme
 header values) and runs `retouch info --analysis`, `retouch convert` and `retouch apply` on
 each. A file that crashes or hangs a command is kept in the output folder under CRASH… or
@@ -30,7 +31,7 @@ def small_seeds(retouch, folder):
         stem, ext = os.path.splitext(name)
         if ext.lower() not in (".jpg", ".png", ".heic"):
             continue
-        for suffix in (ext.lower(), ".webp"):
+        for suffix in (ext.lower(), ".webp", ".tif"):
             target = os.path.join(folder, f"seed-{stem}{suffix}")
             if target in seeds:
                 continue
@@ -38,6 +39,12 @@ def small_seeds(retouch, folder):
                 [retouch, "convert", os.path.join(ROOT, "Samples", name), target,
                  "--max-size", "320"],
                 check=True, capture_output=True)
+            seeds.append(target)
+    fixtures = os.path.join(ROOT, "Tests", "RetouchIOTests", "Fixtures")
+    for name in sorted(os.listdir(fixtures)):
+        if name.endswith(".tif"):
+            target = os.path.join(folder, f"seed-fixture-{name}")
+            shutil.copyfile(os.path.join(fixtures, name), target)
             seeds.append(target)
     return seeds
 
