@@ -9,11 +9,12 @@ import RetouchCore
 ///
 /// The first image of the file is read; further pages are reported in a warning. The layout is
 /// read from the first directory by ``TIFFReader`` (so `info` never loads libtiff), then:
-/// - 8- and 16-bit RGB and greyscale, with or without alpha, in strips or tiles, under any
-///   compression libtiff decodes, are copied at their own depth from libtiff's decoded strips or
-///   tiles (greyscale becomes RGB; associated alpha is un-premultiplied);
+/// - 8- and 16-bit RGB and greyscale, with or without alpha, in strips or tiles, interleaved or
+///   in separate planes, under any compression libtiff decodes, are copied at their own depth
+///   from libtiff's decoded strips or tiles (greyscale becomes RGB; associated alpha is
+///   un-premultiplied);
 /// - everything else libtiff can render (palette, CMYK, YCbCr, bilevel and 2/4-bit, white-is-
-///   zero, CIE L*a*b*, separate planes) comes through its RGBA interface at 8 bits;
+///   zero, CIE L*a*b*) comes through its RGBA interface at 8 bits;
 /// - floating-point and other samples libtiff cannot render are refused (`.unsupportedVariant`).
 ///
 /// Metadata: the ICC profile (tag 34675), the XMP packet (700), and an EXIF block rebuilt from
@@ -88,7 +89,7 @@ enum TIFFCodec {
 
     /// True when the samples can be copied from libtiff's decoded data at their own depth.
     var isDirect: Bool {
-      planarConfiguration == 1 && sampleFormat == 1
+      (planarConfiguration == 1 || planarConfiguration == 2) && sampleFormat == 1
         && (bitsPerSample == 8 || bitsPerSample == 16)
         && ((photometric == 2 && samplesPerPixel >= 3) || (photometric == 1))
         && compression != 6  // old-style JPEG: libtiff's RGBA interface handles its quirks
@@ -292,7 +293,8 @@ enum TIFFCodec {
     }
   }
 
-  /// Copies 8/16-bit RGB or grey samples, strip by strip or tile by tile, at their own depth.
+  /// Copies 8/16-bit RGB or grey samples, strip by strip or tile by tile, at their own depth;
+  /// with separate planes, plane by plane.
   private static func decodeDirect(
     _ tiff: OpaquePointer, file: OpaquePointer, layout: Layout, source: String
   ) throws(ImageDecodingError) -> (Image, Failure?) {
@@ -302,16 +304,33 @@ enum TIFFCodec {
     let format: PixelFormat =
       wide ? (alpha != nil ? .rgba16 : .rgb16) : (alpha != nil ? .rgba8 : .rgb8)
     var image = Image(width: width, height: height, format: format)
-    let samples = layout.samplesPerPixel
     let sampleBytes = wide ? 2 : 1
-    let copier = RowCopier(
-      samples: samples, grey: layout.colorChannels == 1, alpha: alpha != nil, wide: wide)
+    let pixelBytes = format.bytesPerPixel
+    let grey = layout.colorChannels == 1
+    // What each read holds (all samples, or one plane) and where its samples go.
+    var planes: [(sample: UInt16, copier: RowCopier)] = []
+    if layout.planarConfiguration == 1 {
+      planes = [(0, RowCopier(samples: layout.samplesPerPixel, grey: grey, alpha: alpha != nil))]
+    } else {
+      for c in 0..<layout.colorChannels {
+        planes.append((UInt16(c), RowCopier(plane: grey ? [0, 1, 2] : [c], alpha: alpha != nil)))
+      }
+      if alpha != nil {
+        planes.append((UInt16(layout.colorChannels), RowCopier(plane: [3], alpha: true)))
+      }
+    }
+    let readSamples = layout.planarConfiguration == 1 ? layout.samplesPerPixel : 1
     var failure: Failure?
+    func fail(_ part: String, _ somethingDecoded: Bool) {
+      failure = Failure(
+        message: String(cString: rt_tiff_message(file)), part: part,
+        somethingDecoded: somethingDecoded)
+    }
     if let tile = layout.tileSize {
       guard tile.width > 0, tile.height > 0 else {
         throw ImageDecodingError(.corrupt, source: source, detail: "its tiles have no size.")
       }
-      let tileRowBytes = tile.width * samples * sampleBytes
+      let tileRowBytes = tile.width * readSamples * sampleBytes
       let (tileBytes, o) = tileRowBytes.multipliedReportingOverflow(by: tile.height)
       guard !o, tileBytes <= 1 << 30 else {
         throw ImageDecodingError(
@@ -323,56 +342,55 @@ enum TIFFCodec {
       let across = (width + tile.width - 1) / tile.width
       let down = (height + tile.height - 1) / tile.height
       image.withUnsafeMutableBytes { out in
-        let rowBytes = width * format.bytesPerPixel
-        tiles: for ty in 0..<down {
-          for tx in 0..<across {
-            let x0 = tx * tile.width, y0 = ty * tile.height
-            let index = TIFFComputeTile(tiff, UInt32(x0), UInt32(y0), 0, 0)
-            let n = Int(TIFFReadEncodedTile(tiff, index, buffer, tmsize_t(tileBytes)))
-            if n < tileBytes {
-              failure = Failure(
-                message: String(cString: rt_tiff_message(file)),
-                part: "tile \(ty * across + tx + 1) of \(across * down)",
-                somethingDecoded: ty + tx > 0)
-              break tiles
-            }
-            let columns = min(tile.width, width - x0)
-            for r in 0..<min(tile.height, height - y0) {
-              copier.copy(
-                from: buffer + r * tileRowBytes, count: columns,
-                to: out.baseAddress! + (y0 + r) * rowBytes + x0 * format.bytesPerPixel)
+        let rowBytes = width * pixelBytes
+        tiles: for (p, plane) in planes.enumerated() {
+          for ty in 0..<down {
+            for tx in 0..<across {
+              let x0 = tx * tile.width, y0 = ty * tile.height
+              let index = TIFFComputeTile(tiff, UInt32(x0), UInt32(y0), 0, plane.sample)
+              let n = Int(TIFFReadEncodedTile(tiff, index, buffer, tmsize_t(tileBytes)))
+              if n < tileBytes {
+                fail("tile \(ty * across + tx + 1) of \(across * down)", p + ty + tx > 0)
+                break tiles
+              }
+              let columns = min(tile.width, width - x0)
+              for r in 0..<min(tile.height, height - y0) {
+                plane.copier.copy(
+                  from: buffer + r * tileRowBytes, count: columns, wide: wide,
+                  to: out.baseAddress! + (y0 + r) * rowBytes + x0 * pixelBytes)
+              }
             }
           }
         }
       }
     } else {
-      let rowBytes = width * samples * sampleBytes
+      let rowBytes = width * readSamples * sampleBytes
       let rows = layout.rowsPerStrip
-      let stripBytes = rows * rowBytes
-      let buffer = UnsafeMutableRawPointer.allocate(byteCount: stripBytes, alignment: 16)
+      let buffer = UnsafeMutableRawPointer.allocate(byteCount: rows * rowBytes, alignment: 16)
       defer { buffer.deallocate() }
       image.withUnsafeMutableBytes { out in
-        let outRowBytes = width * format.bytesPerPixel
-        // libtiff may cut one large uncompressed strip into several smaller ones ("strip
-        // chopping"), so each read gives the rows of the strip that holds row `y`, however many.
-        var y = 0
-        while y < height {
-          let wanted = min(rows, height - y)
-          let strip = TIFFComputeStrip(tiff, UInt32(y), 0)
-          let n = Int(TIFFReadEncodedStrip(tiff, strip, buffer, tmsize_t(wanted * rowBytes)))
-          let got = n < 0 ? 0 : min(wanted, n / rowBytes)
-          for r in 0..<got {
-            copier.copy(
-              from: buffer + r * rowBytes, count: width,
-              to: out.baseAddress! + (y + r) * outRowBytes)
+        let outRowBytes = width * pixelBytes
+        strips: for (p, plane) in planes.enumerated() {
+          // libtiff may cut one large uncompressed strip into several smaller ones ("strip
+          // chopping"), so each read gives the rows of the strip that holds row `y`, however
+          // many.
+          var y = 0
+          while y < height {
+            let wanted = min(rows, height - y)
+            let strip = TIFFComputeStrip(tiff, UInt32(y), plane.sample)
+            let n = Int(TIFFReadEncodedStrip(tiff, strip, buffer, tmsize_t(wanted * rowBytes)))
+            let got = n < 0 ? 0 : min(wanted, n / rowBytes)
+            for r in 0..<got {
+              plane.copier.copy(
+                from: buffer + r * rowBytes, count: width, wide: wide,
+                to: out.baseAddress! + (y + r) * outRowBytes)
+            }
+            if got == 0 {
+              fail("row \(y) of \(height)", p + y > 0)
+              break strips
+            }
+            y += got
           }
-          if got == 0 {
-            failure = Failure(
-              message: String(cString: rt_tiff_message(file)),
-              part: "row \(y) of \(height)", somethingDecoded: y > 0)
-            break
-          }
-          y += got
         }
       }
     }
@@ -473,14 +491,33 @@ enum TIFFCodec {
   }
 }
 
-/// Copies one row of 8- or 16-bit samples into RGB(A) pixels of the same depth.
+/// Copies one row of 8- or 16-bit samples into RGB(A) pixels of the same depth: interleaved
+/// RGB or grey samples (with alpha among the extra samples), or one plane of a separate-planes
+/// image into the channels it fills.
 private struct RowCopier {
+  /// Samples per source pixel (1 for a plane).
   var samples: Int
   var grey: Bool
   var alpha: Bool
-  var wide: Bool
+  /// For a plane: the output channels its sample goes to.
+  var planeChannels: [Int]?
 
-  func copy(from source: UnsafeRawPointer, count: Int, to destination: UnsafeMutableRawPointer) {
+  init(samples: Int, grey: Bool, alpha: Bool) {
+    self.samples = samples
+    self.grey = grey
+    self.alpha = alpha
+  }
+
+  init(plane channels: [Int], alpha: Bool) {
+    samples = 1
+    grey = false
+    self.alpha = alpha
+    planeChannels = channels
+  }
+
+  func copy(
+    from source: UnsafeRawPointer, count: Int, wide: Bool, to destination: UnsafeMutableRawPointer
+  ) {
     if wide {
       copy(
         source.assumingMemoryBound(to: UInt16.self), count,
@@ -497,6 +534,12 @@ private struct RowCopier {
     _ s: UnsafePointer<T>, _ count: Int, _ d: UnsafeMutablePointer<T>
   ) {
     let out = alpha ? 4 : 3
+    if let planeChannels {
+      for c in planeChannels {
+        for x in 0..<count { d[x * out + c] = s[x] }
+      }
+      return
+    }
     if !grey && samples == out {
       d.update(from: s, count: count * out)
       return

@@ -35,14 +35,16 @@ first = Image.fromarray(rgb8)
 first.save("two-pages-orientation6.tif", save_all=True,
            append_images=[Image.fromarray(255 - rgb8)], tiffinfo={274: 6})
 
-# tifffile: 16-bit big-endian tiles, premultiplied alpha, separate planes, white-is-zero grey,
+# tifffile: 16-bit big-endian tiles, premultiplied alpha, separate planes with alpha,
+# white-is-zero grey,
 # and floating-point samples (refused).
 tifffile.imwrite("rgb16-be-tiled.tif", rgb16, byteorder=">", tile=(16, 16), compression="zlib",
                  predictor=True)
 premultiplied = (rgb8.astype(np.uint32) * alpha8[..., None] // 255).astype(np.uint8)
 tifffile.imwrite("rgba8-associated-packbits.tif", np.dstack([premultiplied, alpha8]),
                  extrasamples=["assocalpha"], compression="packbits")
-tifffile.imwrite("rgb16-planar.tif", np.moveaxis(rgb16, -1, 0).copy(), planarconfig="separate",
-                 photometric="rgb")
+rgba16 = np.dstack([rgb16, alpha8.astype(np.uint16) * 257])
+tifffile.imwrite("rgba16-planar.tif", np.moveaxis(rgba16, -1, 0).copy(), planarconfig="separate",
+                 photometric="rgb", extrasamples=["unassalpha"], compression="zlib")
 tifffile.imwrite("grey8-miniswhite.tif", grey8, photometric="miniswhite")
 tifffile.imwrite("float32.tif", rgb8.astype(np.float32) / 255, photometric="rgb")
