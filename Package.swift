@@ -34,8 +34,8 @@ let package = Package(
       name: "CExif", pkgConfig: "libexif",
       providers: [.apt(["libexif-dev"]), .brew(["libexif"])]),
     .systemLibrary(
-      name: "CZlib", pkgConfig: "zlib",
-      providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+      name: "CDeflate", pkgConfig: "libdeflate",
+      providers: [.apt(["libdeflate-dev"]), .brew(["libdeflate"])]),
     .systemLibrary(
       name: "CSQLite", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
@@ -100,7 +100,7 @@ let package = Package(
     .target(
       name: "RetouchIO",
       dependencies: [
-        "RetouchCore", "CRetouchShims", "CRetouchLoaders", "CLCMS2", "CExif", "CPNG", "CZlib",
+        "RetouchCore", "CRetouchShims", "CRetouchLoaders", "CLCMS2", "CExif", "CPNG", "CDeflate",
       ],
       swiftSettings: optimized + loaderHeaders),
 

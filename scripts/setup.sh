@@ -12,7 +12,7 @@ packages=(
   libheif-dev           # HEIF/HEIC (libheif with libde265 decoder and x265 encoder)
   libwebp-dev           # WebP (libwebp, loaded on first use)
   libtiff-dev           # TIFF decoding (libtiff, loaded on first use)
-  zlib1g-dev            # Deflate for the TIFF files Retouch writes
+  libdeflate-dev        # Deflate for the TIFF files Retouch writes (2-3x faster than zlib)
   liblcms2-dev          # ICC colour management
   libexif-dev           # EXIF parsing
   libmicrohttpd-dev     # HTTP server of the web editor (retouch serve)

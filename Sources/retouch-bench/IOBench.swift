@@ -197,7 +197,7 @@ enum IOBench {
       results, reference: "file → file (tiffcp -c zip:p2)",
       note:
         "threads: Retouch decode 1 (libtiff), encode 2 (strips compressed in parallel), "
-        + "convert 2; tiffcp 1; vips default. All at zlib level 6 (each tool's default).")
+        + "convert 2; tiffcp 1; vips default. All at Deflate level 6 (each tool's default).")
     for (name, path) in [
       ("retouch", outputs.retouch), ("tiffcp", outputs.tiffcp), ("vips", outputs.vips),
     ] {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import CZlib
+import CDeflate
 import Foundation
 import RetouchCore
 
@@ -23,7 +23,7 @@ extension TIFFCodec {
   /// links to its EXIF and GPS directories, the ICC profile (34675) and the XMP packet (700).
   ///
   /// - Throws: ``ImageEncodingError`` `.invalidParameter` when the file would pass 4 GiB,
-  ///   classic TIFF's limit; `.encoderFailed` when zlib fails.
+  ///   classic TIFF's limit; `.encoderFailed` when compression fails.
   static func encode(_ image: Image, blocks: MetadataBlocks) throws(ImageEncodingError) -> Data {
     var out = Data()
     var bigEndian = false
@@ -164,7 +164,7 @@ extension TIFFCodec {
     result.reserveCapacity(strips.count)
     for s in strips {
       guard let s else {
-        throw ImageEncodingError(.encoderFailed, detail: "zlib could not compress a strip.")
+        throw ImageEncodingError(.encoderFailed, detail: "libdeflate could not compress a strip.")
       }
       result.append(s)
     }
@@ -188,17 +188,21 @@ extension TIFFCodec {
     }
   }
 
-  /// zlib's compressed stream of `bytes` at level 6 (zlib's default, and libtiff's), or nil.
+  /// `bytes` as a zlib stream (what TIFF's Deflate compression holds) at level 6, the level
+  /// zlib and libtiff default to, or nil. libdeflate compresses whole buffers 2–3× faster than
+  /// zlib at the same level, for files as small or a little smaller.
   private static func deflate(_ bytes: [UInt8]) -> [UInt8]? {
-    var capacity = compressBound(uLong(bytes.count))
-    var out = [UInt8](repeating: 0, count: Int(capacity))
-    let status = out.withUnsafeMutableBufferPointer { o in
-      bytes.withUnsafeBufferPointer { i in
-        compress2(o.baseAddress, &capacity, i.baseAddress, uLong(i.count), 6)
+    guard let compressor = libdeflate_alloc_compressor(6) else { return nil }
+    defer { libdeflate_free_compressor(compressor) }
+    let bound = libdeflate_zlib_compress_bound(compressor, bytes.count)
+    var out = [UInt8](repeating: 0, count: bound)
+    let written = out.withUnsafeMutableBytes { o in
+      bytes.withUnsafeBytes { i in
+        libdeflate_zlib_compress(compressor, i.baseAddress, i.count, o.baseAddress, o.count)
       }
     }
-    guard status == Z_OK else { return nil }
-    out.removeSubrange(Int(capacity)...)
+    guard written > 0 else { return nil }
+    out.removeSubrange(written...)
     return out
   }
 }
