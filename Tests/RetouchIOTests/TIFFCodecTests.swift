@@ -293,6 +293,44 @@ import Testing
     #expect(strict?.kind == .corrupt)
   }
 
+  /// Through libtiff's RGBA interface (white-is-zero here), a file whose only strip is cut
+  /// decodes nothing: an error, not a black image with a warning.
+  @Test func nothingDecodedIsAnError() throws {
+    let data = try codecFixtureData("grey8-miniswhite.tif")  // directory first, one strip
+    let error = #expect(throws: ImageDecodingError.self) { try Self.decodeRaw(data.prefix(300)) }
+    #expect(error?.kind == .truncated, "\(String(describing: error))")
+  }
+
+  /// Forged layouts are refused before anything large is allocated: more samples per pixel
+  /// than any photo has, and tiles far larger than the image.
+  @Test func forgedLayoutsAreRefused() throws {
+    let order = ByteOrder(bigEndian: false)
+    func file(_ entries: [(UInt16, UInt16, [UInt8])]) -> Data {
+      var bytes: [UInt8] = [0x49, 0x49, 0x2A, 0] + order.u32(8) + order.u16(UInt16(entries.count))
+      for (tag, type, value) in entries {
+        bytes +=
+          order.u16(tag) + order.u16(type) + order.u32(1) + value
+          + [UInt8](repeating: 0, count: 4 - value.count)
+      }
+      return Data(bytes + [0, 0, 0, 0] + [UInt8](repeating: 0, count: 64))
+    }
+    let size: [(UInt16, UInt16, [UInt8])] = [(256, 4, order.u32(13)), (257, 4, order.u32(11))]
+    let samples = #expect(throws: ImageDecodingError.self) {
+      try Self.decodeRaw(file(size + [(262, 3, order.u16(1)), (277, 3, order.u16(64))]))
+    }
+    #expect(samples?.kind == .unsupportedVariant)
+    #expect(samples?.detail == "64 samples per pixel; at most 16 are read.")
+    let tiles = #expect(throws: ImageDecodingError.self) {
+      try Self.decodeRaw(
+        file(
+          size + [
+            (258, 3, order.u16(8)), (262, 3, order.u16(1)), (322, 4, order.u32(16384)),
+            (323, 4, order.u32(16384)), (324, 4, order.u32(8)), (325, 4, order.u32(64)),
+          ]))
+    }
+    #expect(tiles?.kind == .tooLarge)
+  }
+
   @Test func sizeIsCheckedBeforeDecoding() throws {
     let tiff = try ImageEncoder().encode(
       codecSmoothImage(width: 64, height: 64, format: .rgb8), as: .tiff)

@@ -55,6 +55,10 @@ enum TIFFCodec {
     Tag.xmp, Tag.iptc, Tag.photoshop, Tag.icc, Tag.layers,
   ]
 
+  /// The most samples per pixel read (colour, alpha and extra channels such as spot colours).
+  /// More would only make a forged file's strips many times larger than its image.
+  static let maxSamples = 16
+
   /// Values longer than this are not read from a directory: layered-document blobs and the
   /// like, not metadata (the largest ICC profiles are a few MiB).
   static let maxValueBytes = 16 << 20
@@ -223,6 +227,11 @@ enum TIFFCodec {
         detail:
           "the first image is \(width)×\(height), above the limit of \(options.maxPixels) pixels.")
     }
+    if layout.samplesPerPixel > maxSamples {
+      throw ImageDecodingError(
+        .unsupportedVariant, source: source,
+        detail: "\(layout.samplesPerPixel) samples per pixel; at most \(maxSamples) are read.")
+    }
     if layout.sampleFormat == 3 {
       throw ImageDecodingError(
         .unsupportedVariant, source: source,
@@ -235,7 +244,7 @@ enum TIFFCodec {
     let (image, failure) = try data.withDecodingBytes {
       bytes throws(ImageDecodingError) -> (Image, Failure?) in
       // libtiff's largest single allocation: a whole-image strip of 16-bit samples, plus slack.
-      let maxAllocation = Int64(pixels) * Int64(max(4, layout.samplesPerPixel) * 2) + (16 << 20)
+      let maxAllocation = Int64(pixels) * Int64(layout.samplesPerPixel * 2) + (16 << 20)
       guard let file = rt_tiff_open_memory(bytes.baseAddress, bytes.count, maxAllocation) else {
         throw ImageDecodingError(.tooLarge, source: source, detail: "out of memory opening it.")
       }
@@ -332,7 +341,9 @@ enum TIFFCodec {
       }
       let tileRowBytes = tile.width * readSamples * sampleBytes
       let (tileBytes, o) = tileRowBytes.multipliedReportingOverflow(by: tile.height)
-      guard !o, tileBytes <= 1 << 30 else {
+      // A tile larger than the whole image (plus a 16-pixel margin on each side) is forged.
+      let imageBytes = (width + 16) * (height + 16) * readSamples * sampleBytes
+      guard !o, tileBytes <= max(1 << 20, imageBytes) else {
         throw ImageDecodingError(
           .tooLarge, source: source,
           detail: "its tiles of \(tile.width)×\(tile.height) are too large.")
@@ -418,9 +429,11 @@ enum TIFFCodec {
       throw ImageDecodingError(
         .unsupportedVariant, source: source, detail: "libtiff cannot render it: \(message).")
     }
+    // libtiff does not say how far it got; a raster still all zero means nowhere.
     let failure =
       ok == 0
-      ? Failure(message: message, part: "some strip or tile", somethingDecoded: true) : nil
+      ? Failure(message: message, part: "some strip or tile", somethingDecoded: !image.isAllZero)
+      : nil
     if alpha == 0 { return (image.droppingAlpha(), failure) }
     image.unpremultiply()
     return (image, failure)
@@ -587,6 +600,17 @@ extension Image {
         }
       }
       if wide { run(raw.bindMemory(to: UInt16.self)) } else { run(raw.bindMemory(to: UInt8.self)) }
+    }
+  }
+
+  /// True when every byte is 0 (black and transparent, as a zeroed image starts).
+  var isAllZero: Bool {
+    withUnsafeBytes { raw in
+      let words = raw.count / 8
+      let w = raw.baseAddress!.assumingMemoryBound(to: UInt64.self)
+      for i in 0..<words where w[i] != 0 { return false }
+      for i in (words * 8)..<raw.count where raw[i] != 0 { return false }
+      return true
     }
   }
 
