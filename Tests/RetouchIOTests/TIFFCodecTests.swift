@@ -207,6 +207,20 @@ import Testing
     #expect(header.storedSize == small.size)
   }
 
+  /// A TIFF's ICC profile is honoured: the Adobe RGB values of a JPEG, written to a TIFF with
+  /// that profile, come out exactly as the JPEG does.
+  @Test func iccProfileIsApplied() throws {
+    let data = try SharedPhotos.data("s04")  // rocket.jpg, Adobe RGB (1998)
+    let stored = try Self.decodeRaw(data)
+    let icc = try #require(stored.metadata.colorProfile?.iccProfile)
+    let tiff = try TIFFCodec.encode(stored.image, blocks: MetadataBlocks(iccProfile: icc))
+    let viaTIFF = try ImageDecoder().decode(tiff, source: "t.tif").image
+    let viaJPEG = try ImageDecoder().decode(data, source: "rocket.jpg").image
+    #expect(viaTIFF.colorSpace == viaJPEG.colorSpace)
+    #expect(viaTIFF.hasSamePixels(as: viaJPEG))
+    #expect(!viaTIFF.hasSamePixels(as: stored.image))
+  }
+
   // MARK: - Damage
 
   /// An uncompressed 8-bit RGB TIFF with its directory before the strips (as some writers
