@@ -224,6 +224,35 @@ final class LibraryBackendTests {
     #expect(await backend.closedWhileAnswering.isEmpty)
   }
 
+  /// A cut-out's previews show its transparent half as a white and #CCCCCC checkerboard of
+  /// 8-pixel squares (JPEG previews have no alpha), its opaque half as it is; exported as TIFF
+  /// it keeps its alpha.
+  @Test func transparencyShowsAsACheckerboard() async throws {
+    var image = Image(width: 64, height: 48, format: .rgba8)
+    for y in 0..<48 {
+      for x in 0..<64 {
+        image.setPixel(x: x, y: y, x < 32 ? [200, 40, 40, 0] : [30, 90, 200, 255])
+      }
+    }
+    let added = try await backend.importAsset(
+      fileName: "cut-out.png", data: ImageEncoder().encode(image, as: .png))
+    let session = try await backend.openSession(assetID: added.id).sessionID
+    let jpeg = try await backend.currentPreview(session: session, view: .original)
+    let preview = try ImageDecoder().decode(jpeg, source: "preview").image
+    #expect(preview.size == image.size)
+    func near(_ pixel: [Int], _ expected: [Int]) -> Bool {
+      zip(pixel, expected).allSatisfy { abs($0 - $1) <= 8 }
+    }
+    #expect(near(preview.pixel(x: 3, y: 3), [255, 255, 255]), "\(preview.pixel(x: 3, y: 3))")
+    #expect(near(preview.pixel(x: 11, y: 3), [204, 204, 204]), "\(preview.pixel(x: 11, y: 3))")
+    #expect(near(preview.pixel(x: 11, y: 11), [255, 255, 255]))
+    #expect(near(preview.pixel(x: 50, y: 20), [30, 90, 200]), "\(preview.pixel(x: 50, y: 20))")
+    let tiff = try await backend.export(session: session, format: .tiff, quality: 90)
+    let exported = try ImageDecoder().decode(tiff.data, source: "export").image
+    #expect(exported.format == .rgba8)
+    #expect(exported.pixel(x: 3, y: 3)[3] == 0 && exported.pixel(x: 50, y: 20)[3] == 255)
+  }
+
   @Test func uploadsAreSniffedDecodedAndImported() async throws {
     await #expect(throws: WebError.self) {
       _ = try await self.backend.importAsset(fileName: "x.jpg", data: Data("not a photo".utf8))

@@ -743,11 +743,12 @@ public actor LibraryBackend: WebBackend {
     return try jpeg(rendered, quality: quality)
   }
 
+  /// A preview or thumbnail as JPEG; transparency shows as a checkerboard.
   nonisolated static func jpeg(_ image: Image, quality: Int) throws(WebError) -> Data {
     var encodeOptions = EncodeOptions()
     encodeOptions.quality = quality
     do {
-      return try ImageEncoder(options: encodeOptions).encode(image, as: .jpeg)
+      return try ImageEncoder(options: encodeOptions).encode(image.overCheckerboard(), as: .jpeg)
     } catch {
       throw WebError(.internalError, source: "<preview>", detail: error.description)
     }
