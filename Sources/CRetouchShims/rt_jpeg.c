@@ -267,6 +267,7 @@ rt_jpeg_status rt_jpeg_decoder_read_header(
   if (save_markers) {
     jpeg_save_markers(&d->cinfo, JPEG_APP0 + 1, 0xFFFF);
     jpeg_save_markers(&d->cinfo, JPEG_APP0 + 2, 0xFFFF);
+    jpeg_save_markers(&d->cinfo, JPEG_APP0 + 13, 0xFFFF);  // Photoshop resources (IPTC)
   }
   if (jpeg_read_header(&d->cinfo, TRUE) != JPEG_HEADER_OK) {
     snprintf(d->err.message, sizeof d->err.message, "JPEG datastream contains no image");

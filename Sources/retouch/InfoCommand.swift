@@ -108,6 +108,7 @@ struct InfoReport: Codable {
   var software: String?
   var exifBytes: Int?
   var xmpBytes: Int?
+  var iptcBytes: Int?
   var multiPictureImages: Int?
   var decodedWidth: Int?
   var decodedHeight: Int?
@@ -156,6 +157,7 @@ struct InfoReport: Codable {
     software = m.software
     exifBytes = m.blocks.exif?.count
     xmpBytes = m.blocks.xmp?.count
+    iptcBytes = m.blocks.iptc?.count
     multiPictureImages = m.multiPicture?.count
     decodedWidth = decodedSize?.width
     decodedHeight = decodedSize?.height
@@ -216,6 +218,7 @@ struct InfoReport: Codable {
     var blocks: [String] = []
     if let e = exifBytes { blocks.append("EXIF \(Self.byteString(e))") }
     if let x = xmpBytes { blocks.append("XMP \(Self.byteString(x))") }
+    if let i = iptcBytes { blocks.append("IPTC \(Self.byteString(i))") }
     if let n = multiPictureImages { blocks.append("MPF \(n) images") }
     if !blocks.isEmpty { rows.append(("metadata", blocks.joined(separator: ", "))) }
     if let w = decodedWidth, let h = decodedHeight {

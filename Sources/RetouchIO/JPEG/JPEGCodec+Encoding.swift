@@ -169,6 +169,11 @@ extension JPEGCodec {
     if let exif { try compressor.writeMarker(code: JPEGMetadataSegments.app1, payload: exif) }
     if let xmp { try compressor.writeMarker(code: JPEGMetadataSegments.app1, payload: xmp) }
     if let icc = blocks.iccProfile, !icc.isEmpty { try compressor.writeICCProfile(icc) }
+    if let iptc = blocks.iptc, !iptc.isEmpty,
+      let segment = JPEGMetadataSegments.photoshopSegment(iptc: iptc)
+    {
+      try compressor.writeMarker(code: JPEGMetadataSegments.app13, payload: segment)
+    }
     return compressor
   }
 

@@ -30,6 +30,8 @@ enum ExportMetadata {
   ///   `exif:PixelXDimension`/`PixelYDimension`/`tiff:ImageWidth`/`ImageLength` (set to the new
   ///   size) where the packet has them.
   /// - ICC: the profile of `image.colorSpace` (nil when none is available).
+  /// - IPTC: the source's records as they are (JPEG and TIFF write them; PNG, HEIC and WebP
+  ///   have no place for them, and carry the same fields in XMP when the source had them there).
   /// - MPF is not carried: secondary images are not re-encoded.
   ///
   /// Cost: linear in the source blocks (at most a few hundred KiB); never fails, since hostile
@@ -65,6 +67,7 @@ enum ExportMetadata {
     }
     let icc = ICCProfiles.data(for: colorSpace)
     out.iccProfile = icc.isEmpty ? nil : icc
+    out.iptc = metadata?.blocks.iptc.flatMap { $0.isEmpty ? nil : $0 }
     return out
   }
 

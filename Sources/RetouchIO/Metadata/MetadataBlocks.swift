@@ -15,16 +15,20 @@ public struct MetadataBlocks: Sendable, Hashable, Codable {
   public var mpf: Data?
   /// HEIF `colr` of type `nclx`, when the file signals colour that way instead of an ICC profile.
   public var nclx: NCLXColorInfo?
+  /// The IPTC-IIM records (captions, credits, copyright, keywords as newsrooms and agencies
+  /// write them): a JPEG's Photoshop resource 0x0404 in APP13, or a TIFF's tag 33723.
+  public var iptc: Data?
 
   public init(
     exif: Data? = nil, xmp: Data? = nil, iccProfile: Data? = nil, mpf: Data? = nil,
-    nclx: NCLXColorInfo? = nil
+    nclx: NCLXColorInfo? = nil, iptc: Data? = nil
   ) {
     self.exif = exif
     self.xmp = xmp
     self.iccProfile = iccProfile
     self.mpf = mpf
     self.nclx = nclx
+    self.iptc = iptc
   }
 }
 

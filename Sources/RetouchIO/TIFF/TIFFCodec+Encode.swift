@@ -20,7 +20,8 @@ extension TIFFCodec {
   /// its own, in its own byte order, which the file then uses), so its EXIF and GPS directories
   /// and a maker note keep their offsets and need no rewriting. The image's directory, written
   /// last, holds the pixel tags, the block's descriptive tags (camera, dates, copyright…), the
-  /// links to its EXIF and GPS directories, the ICC profile (34675) and the XMP packet (700).
+  /// links to its EXIF and GPS directories, the ICC profile (34675), the XMP packet (700) and
+  /// IPTC (33723).
   ///
   /// - Throws: ``ImageEncodingError`` `.invalidParameter` when the file would pass 4 GiB,
   ///   classic TIFF's limit; `.encoderFailed` when compression fails.
@@ -87,6 +88,9 @@ extension TIFFCodec {
     }
     if let xmp = blocks.xmp, !xmp.isEmpty {
       own.append(TIFFEntry(tag: Tag.xmp, type: 1, count: UInt32(xmp.count), value: Array(xmp)))
+    }
+    if let iptc = blocks.iptc, !iptc.isEmpty {
+      own.append(TIFFEntry(tag: Tag.iptc, type: 7, count: UInt32(iptc.count), value: Array(iptc)))
     }
     if let icc = blocks.iccProfile, !icc.isEmpty {
       own.append(TIFFEntry(tag: Tag.icc, type: 7, count: UInt32(icc.count), value: Array(icc)))

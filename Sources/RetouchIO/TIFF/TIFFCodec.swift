@@ -17,9 +17,9 @@ import RetouchCore
 ///   zero, CIE L*a*b*) comes through its RGBA interface at 8 bits;
 /// - floating-point and other samples libtiff cannot render are refused (`.unsupportedVariant`).
 ///
-/// Metadata: the ICC profile (tag 34675), the XMP packet (700), and an EXIF block rebuilt from
-/// the directory's descriptive tags (camera, date, orientation, copyright…) and its EXIF and GPS
-/// directories, so that the rest of Retouch reads a TIFF's metadata as any photo's.
+/// Metadata: the ICC profile (tag 34675), the XMP packet (700), IPTC (33723), and an EXIF block
+/// rebuilt from the directory's descriptive tags (camera, date, orientation, copyright…) and its
+/// EXIF and GPS directories, so that the rest of Retouch reads a TIFF's metadata as any photo's.
 enum TIFFCodec {
   /// Why libtiff cannot be used, or nil once it is loaded.
   private static let loadFailure: String? = rt_tiff_load().map {
@@ -448,6 +448,10 @@ enum TIFFCodec {
       blocks.iccProfile = Data(icc.value)
     }
     if let xmp = header.ifd0.entry(Tag.xmp), !xmp.value.isEmpty { blocks.xmp = Data(xmp.value) }
+    // Photoshop writes IPTC as LONGs; the bytes are the records either way, in file order.
+    if let iptc = header.ifd0.entry(Tag.iptc), !iptc.value.isEmpty {
+      blocks.iptc = Data(iptc.value)
+    }
     blocks.exif = exifBlock(header.reader, ifd0: header.ifd0).map { Data($0) }
     return blocks
   }
