@@ -21,6 +21,17 @@ import Testing
     for cut in 0..<(blocks.count - 1) {
       #expect(JPEGMetadataSegments.photoshopResource(0x0404, in: Data(blocks.prefix(cut))) == nil)
     }
+    // Random damage (sizes and name lengths included) ends the walk, never traps.
+    var rng = SeededRandom(seed: 13)
+    var found = 0
+    for _ in 0..<2000 {
+      var damaged = blocks
+      for _ in 0..<(1 + Int(rng.next() % 3)) {
+        damaged[Int(rng.next() % UInt64(damaged.count))] = UInt8(truncatingIfNeeded: rng.next())
+      }
+      if JPEGMetadataSegments.photoshopResource(0x0404, in: Data(damaged)) != nil { found += 1 }
+    }
+    #expect(found > 0 && found < 2000, "\(found)")
     // What the writer makes reads back.
     let segment = try #require(JPEGMetadataSegments.photoshopSegment(iptc: Data(iptc)))
     let body = segment.dropFirst(JPEGMetadataSegments.photoshopIdentifier.count)
