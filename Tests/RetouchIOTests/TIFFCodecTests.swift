@@ -132,6 +132,20 @@ import Testing
     #expect(decoded.image.hasSamePixels(as: stored.applyingOrientation(.right)))
   }
 
+  /// libtiff handles carry their own error state: files decoded on many threads at once, some
+  /// of them broken, give each thread its own answer.
+  @Test func decodesOnManyThreadsAtOnce() throws {
+    let tiled = try codecFixtureData("rgb16-be-tiled.tif")
+    let broken = tiled.prefix(tiled.count - 60)
+    let expected = try Self.decodeRaw(tiled).image
+    let outcomes = ParallelBands.map(count: 64, threads: 8) { i -> Bool in
+      let decoded = try? ImageDecoder(options: codecRawOptions()).decode(
+        i % 2 == 0 ? tiled : broken, source: "t.tif")
+      return i % 2 == 0 ? decoded?.image.hasSamePixels(as: expected) == true : decoded == nil
+    }
+    #expect(outcomes.allSatisfy { $0 }, "\(outcomes)")
+  }
+
   @Test func floatingPointIsRefused() throws {
     let error = #expect(throws: ImageDecodingError.self) { try Self.decode("float32.tif") }
     #expect(error?.kind == .unsupportedVariant)
