@@ -38,6 +38,29 @@ import Testing
     #expect(JPEGMetadataSegments.photoshopResource(0x0404, in: Data(body)) == Data(iptc))
   }
 
+  /// A TIFF that keeps IPTC only among its Photoshop image resources (tag 34377) gives it too.
+  @Test func tiffPhotoshopResourcesAreRead() throws {
+    let iptc = Data([0x1C, 0x02, 0x74, 0x00, 0x03] + Array("(c)".utf8))
+    let resources = try #require(JPEGMetadataSegments.photoshopSegment(iptc: iptc))
+      .dropFirst(JPEGMetadataSegments.photoshopIdentifier.count)
+    var tiff = try TIFFCodec.encode(
+      Image(width: 4, height: 4, format: .rgb8), blocks: MetadataBlocks(iptc: iptc))
+    let written = try TIFFCodec.readHeader(tiff, source: "t", options: DecodeOptions())
+    #expect(written.blocks.iptc == iptc)
+    // The same directory (alone: only metadata is read) with the records wrapped as resource
+    // 0x0404 in a Photoshop resources entry (34377) instead of the IPTC entry (33723).
+    let header = try TIFFCodec.readHeader(tiff, source: "t")
+    var directory = TIFFWriter.Directory(
+      entries: header.ifd0.entries.filter { $0.tag != TIFFCodec.Tag.iptc })
+    directory.entries.append(
+      TIFFEntry(
+        tag: TIFFCodec.Tag.photoshop, type: 1, count: UInt32(resources.count),
+        value: Array(resources)))
+    tiff = Data(TIFFWriter(bigEndian: false).write(directory))
+    let blocks = try TIFFCodec.readHeader(tiff, source: "t", options: DecodeOptions()).blocks
+    #expect(blocks.iptc == iptc)
+  }
+
   /// A real photo's IPTC copyright (g33: "Copyright 2014 by Eric Chan") is written back by the
   /// JPEG and TIFF encoders byte for byte, and read back from both.
   @Test(arguments: [ImageFormat.jpeg, .tiff])

@@ -449,8 +449,11 @@ enum TIFFCodec {
     }
     if let xmp = header.ifd0.entry(Tag.xmp), !xmp.value.isEmpty { blocks.xmp = Data(xmp.value) }
     // Photoshop writes IPTC as LONGs; the bytes are the records either way, in file order.
+    // Some writers keep it only among the Photoshop image resources (34377), as JPEG's APP13.
     if let iptc = header.ifd0.entry(Tag.iptc), !iptc.value.isEmpty {
       blocks.iptc = Data(iptc.value)
+    } else if let resources = header.ifd0.entry(Tag.photoshop) {
+      blocks.iptc = JPEGMetadataSegments.photoshopResource(0x0404, in: Data(resources.value))
     }
     blocks.exif = exifBlock(header.reader, ifd0: header.ifd0).map { Data($0) }
     return blocks
