@@ -151,20 +151,45 @@ import Testing
     #expect(header?.kind == .truncated)
   }
 
-  @Test func animationIsRefused() throws {
-    let frame = try ImageEncoder(options: Self.lossless()).encode(
-      codecSmoothImage(width: 8, height: 8, format: .rgb8), as: .webp)
-    let image = try #require(try Self.chunks(frame).first { $0.code == "VP8L" })
-    var anmf = Data(repeating: 0, count: 6)  // frame at (0, 0)
-    anmf += Data([7, 0, 0, 7, 0, 0, 100, 0, 0, 0])  // 8×8, 100 ms, no blending flags
+  /// An animated file of two frames, the first `frame` at (`x`, `y`) on a `canvas`-sized
+  /// canvas (offsets even, as WebP stores them halved).
+  static func animation(
+    frame: Image, x: Int = 0, y: Int = 0, canvas: (width: Int, height: Int)
+  ) throws -> Data {
+    let still = try ImageEncoder(options: Self.lossless()).encode(frame, as: .webp)
+    let image = try #require(try Self.chunks(still).first { $0.code == "VP8L" })
+    var anmf = Data(WebPContainer.uint24(x / 2) + WebPContainer.uint24(y / 2))
+    anmf += Data(WebPContainer.uint24(frame.width - 1) + WebPContainer.uint24(frame.height - 1))
+    anmf += Data([100, 0, 0, 0])  // 100 ms, no blending flags
     anmf += Data("VP8L".utf8) + Data(WebPContainer.uint32Bytes(UInt32(image.payload.count)))
     anmf += image.payload + Data(repeating: 0, count: image.payload.count & 1)
-    let file = WebPContainer.assemble(
-      size: (8, 8), flags: WebPContainer.animationFlag,
+    return WebPContainer.assemble(
+      size: canvas, flags: WebPContainer.animationFlag | WebPContainer.alphaFlag,
       chunks: [("ANIM", Data(repeating: 0, count: 6)), ("ANMF", anmf), ("ANMF", anmf)])
-    let error = #expect(throws: ImageDecodingError.self) { try Self.decodeRaw(file) }
-    #expect(error?.kind == .unsupportedVariant)
-    #expect(error?.detail == "an animated WebP (2 frames in the file); only still images are read.")
+  }
+
+  /// Of an animation, the first frame is read with a warning; a frame smaller than the canvas
+  /// sits at its offset on transparency.
+  @Test func animationGivesItsFirstFrame() throws {
+    let frame = codecRandomImage(width: 8, height: 6, format: .rgb8, seed: 21)
+    let whole = try Self.decodeRaw(Self.animation(frame: frame, canvas: (8, 6)))
+    #expect(whole.image.hasSamePixels(as: frame))
+    #expect(
+      whole.warnings.contains(
+        "an animated WebP (2 frames): only its first frame is read; the animation is not "
+          + "carried into what is written."), "\(whole.warnings)")
+    let placed = try Self.decodeRaw(Self.animation(frame: frame, x: 4, y: 2, canvas: (16, 10)))
+    #expect(placed.image.size == PixelSize(width: 16, height: 10))
+    #expect(placed.image.format == .rgba8)
+    #expect(placed.image.pixel(x: 3, y: 2) == [0, 0, 0, 0])
+    #expect(placed.image.pixel(x: 4, y: 2) == frame.pixel(x: 0, y: 0) + [255])
+    #expect(placed.image.pixel(x: 11, y: 7) == frame.pixel(x: 7, y: 5) + [255])
+    #expect(placed.image.pixel(x: 12, y: 8) == [0, 0, 0, 0])
+    // A frame that overflows its canvas is broken.
+    let error = #expect(throws: ImageDecodingError.self) {
+      try Self.decodeRaw(Self.animation(frame: frame, x: 10, y: 0, canvas: (16, 10)))
+    }
+    #expect(error?.kind == .corrupt)
   }
 
   @Test func sizeIsCheckedBeforeDecoding() throws {

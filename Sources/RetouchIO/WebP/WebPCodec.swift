@@ -6,10 +6,11 @@ import RetouchCore
 
 /// WebP decoding and encoding through libwebp, loaded on first use (`rt_webp_load`).
 ///
-/// Still images only, lossy or lossless, with or without alpha: decoded to 8-bit RGB or RGBA
-/// (WebP has no deeper samples). Metadata comes from the container's `ICCP`, `EXIF` and `XMP `
-/// chunks (``WebPContainer``); without `ICCP` the pixels are sRGB, as WebP specifies. An
-/// animated file is refused: its frames are not one photo.
+/// Lossy or lossless, with or without alpha: decoded to 8-bit RGB or RGBA (WebP has no deeper
+/// samples). Metadata comes from the container's `ICCP`, `EXIF` and `XMP ` chunks
+/// (``WebPContainer``); without `ICCP` the pixels are sRGB, as WebP specifies. Of an animation,
+/// the first frame is read, on a transparent canvas, with a warning (as an animated PNG gives
+/// its still image).
 enum WebPCodec {
   /// Why libwebp cannot be used, or nil once it is loaded (a `static let` runs once,
   /// thread-safely).
@@ -25,10 +26,12 @@ enum WebPCodec {
   /// a file that stops early gives the rows decoded so far: under `.lenient` they come back
   /// with the rest black and transparent, and a warning).
   ///
+  /// Of an animation, the first frame (see ``WebPCodec``).
+  ///
   /// - Throws: ``ImageDecodingError``: `.tooLarge`, `.truncated` (the header is incomplete, or
-  ///   the data stops early and `strictness` refuses that), `.corrupt` (a bitstream error),
-  ///   `.unsupportedVariant` (an animation, a feature libwebp does not decode, or libwebp is
-  ///   missing).
+  ///   the data stops early and `strictness` refuses that), `.corrupt` (a bitstream error, or a
+  ///   first frame that does not fit its canvas), `.unsupportedVariant` (a feature libwebp does
+  ///   not decode, or libwebp is missing).
   static func decode(
     _ data: Data, source: String, options: DecodeOptions
   ) throws(ImageDecodingError) -> RawDecode {
@@ -56,6 +59,7 @@ enum WebPCodec {
     var container: WebPContainer
     var size: PixelSize
     var hasAlpha: Bool
+    var isAnimated: Bool
   }
 
   private static func readFeatures(_ bytes: UnsafeRawBufferPointer, source: String)
@@ -75,24 +79,19 @@ enum WebPCodec {
     guard status == VP8_STATUS_OK else {
       throw error(status, source: source, while: "reading the header")
     }
-    if features.has_animation != 0 {
-      let frames = container.chunks.count(where: { $0.code == "ANMF" })
-      throw ImageDecodingError(
-        .unsupportedVariant, source: source,
-        detail:
-          "an animated WebP (\(frames) frame\(frames == 1 ? "" : "s") in the file); "
-          + "only still images are read.")
-    }
     return Header(
       container: container,
       size: PixelSize(width: Int(features.width), height: Int(features.height)),
-      hasAlpha: features.has_alpha != 0)
+      hasAlpha: features.has_alpha != 0, isAnimated: features.has_animation != 0)
   }
 
   private static func decode(
     _ bytes: UnsafeRawBufferPointer, source: String, options: DecodeOptions
   ) throws(ImageDecodingError) -> RawDecode {
     let header = try readFeatures(bytes, source: source)
+    if header.isAnimated {
+      return try firstFrame(bytes, header: header, source: source, options: options)
+    }
     let width = header.size.width, height = header.size.height
     let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
     guard width > 0, height > 0, !overflow, pixels <= options.maxPixels else {
@@ -151,6 +150,63 @@ enum WebPCodec {
     }
     var raw = RawDecode(image: image, storedSize: header.size, blocks: blocks)
     raw.warnings = warnings
+    return raw
+  }
+
+  /// The first frame of an animation, placed on a transparent canvas of the file's size unless
+  /// it covers it (the first frame has nothing under it to blend with).
+  ///
+  /// The frame's own chunks (`ALPH`, `VP8 ` or `VP8L`) are put in a still file of their own and
+  /// decoded as one; the metadata is the animation's.
+  private static func firstFrame(
+    _ bytes: UnsafeRawBufferPointer, header: Header, source: String, options: DecodeOptions
+  ) throws(ImageDecodingError) -> RawDecode {
+    let frames = header.container.chunks.count(where: { $0.code == "ANMF" })
+    guard let anmf = header.container.chunk("ANMF"), anmf.payload.count > 16 else {
+      throw ImageDecodingError(
+        header.container.isTruncated ? .truncated : .corrupt, source: source,
+        detail: "an animated WebP without a whole first frame.")
+    }
+    let p = anmf.payload.lowerBound
+    func u24(_ o: Int) -> Int {
+      Int(bytes[p + o]) | Int(bytes[p + o + 1]) << 8 | Int(bytes[p + o + 2]) << 16
+    }
+    let x = 2 * u24(0), y = 2 * u24(3), width = u24(6) + 1, height = u24(9) + 1
+    let canvas = header.size
+    let (pixels, overflow) = canvas.width.multipliedReportingOverflow(by: canvas.height)
+    guard !overflow, pixels <= options.maxPixels else {
+      throw ImageDecodingError(
+        .tooLarge, source: source,
+        detail:
+          "the animation's canvas is \(canvas.width)×\(canvas.height), above the limit of "
+          + "\(options.maxPixels) pixels.")
+    }
+    let parts = WebPContainer.chunks(in: bytes, range: (p + 16)..<anmf.payload.upperBound)
+      .filter { ["ALPH", "VP8 ", "VP8L"].contains($0.code) }
+    guard x + width <= canvas.width, y + height <= canvas.height, !parts.isEmpty else {
+      throw ImageDecodingError(
+        .corrupt, source: source,
+        detail:
+          "the first frame (\(width)×\(height) at \(x), \(y)) does not fit its "
+          + "\(canvas.width)×\(canvas.height) canvas, or holds no image.")
+    }
+    let still = WebPContainer.assemble(
+      size: (width, height),
+      flags: parts.contains { $0.code == "ALPH" } ? WebPContainer.alphaFlag : 0,
+      chunks: parts.map { ($0.code, Data(bytes[$0.payload])) })
+    let frame = try decode(still, source: source, options: options)
+    var image = frame.image
+    if x != 0 || y != 0 || width != canvas.width || height != canvas.height {
+      image = Image(width: canvas.width, height: canvas.height, format: .rgba8)
+      image.place(frame.image, atX: x, y: y)
+    }
+    var raw = RawDecode(
+      image: image, storedSize: canvas, blocks: header.container.metadataBlocks(bytes))
+    raw.warnings =
+      frame.warnings + [
+        "an animated WebP (\(frames) frames): only its first frame is read; the animation is "
+          + "not carried into what is written."
+      ]
     return raw
   }
 
@@ -296,6 +352,31 @@ enum WebPCodec {
     image.withUnsafeBytes { raw -> [UInt8] in
       raw.bindMemory(to: UInt16.self).map {
         UInt8(truncatingIfNeeded: (UInt32($0) * 255 + 32767) / 65535)
+      }
+    }
+  }
+}
+
+extension Image {
+  /// Copies an 8-bit RGB or RGBA `image` into this RGBA8 image with its top-left corner at
+  /// (`x`, `y`) (RGB becomes opaque). The caller checks that it fits.
+  fileprivate mutating func place(_ image: Image, atX x: Int, y: Int) {
+    precondition(format == .rgba8 && image.format.bitDepth == 8)
+    let channels = image.format.channelCount
+    let (w, h, canvasWidth) = (image.width, image.height, width)
+    image.withUnsafeBytes { src in
+      withUnsafeMutableBytes { dst in
+        let s = src.bindMemory(to: UInt8.self), d = dst.bindMemory(to: UInt8.self)
+        for row in 0..<h {
+          for column in 0..<w {
+            let i = (row * w + column) * channels
+            let o = ((y + row) * canvasWidth + x + column) * 4
+            d[o] = s[i]
+            d[o + 1] = s[i + 1]
+            d[o + 2] = s[i + 2]
+            d[o + 3] = channels == 4 ? s[i + 3] : 255
+          }
+        }
       }
     }
   }

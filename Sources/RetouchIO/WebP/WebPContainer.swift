@@ -50,6 +50,20 @@ struct WebPContainer {
     }
   }
 
+  /// The whole chunks laid out in `range` of `bytes` (an `ANMF` frame's, for one).
+  static func chunks(in bytes: UnsafeRawBufferPointer, range: Range<Int>) -> [Chunk] {
+    var found: [Chunk] = []
+    var offset = range.lowerBound
+    while offset + 8 <= range.upperBound {
+      let size = Int(uint32(bytes, at: offset + 4))
+      let start = offset + 8
+      guard size <= range.upperBound - start else { break }
+      found.append(Chunk(code: code(bytes, at: offset), payload: start..<(start + size)))
+      offset = start + size + (size & 1)
+    }
+    return found
+  }
+
   /// The first chunk with `code`.
   func chunk(_ code: String) -> Chunk? { chunks.first { $0.code == code } }
 
