@@ -60,10 +60,10 @@ struct MutationTests {
   }
 
   /// Small real photos of each format: a camera JPEG with EXIF (g14), a progressive-free phone
-  /// JPEG with ICC (g92), PNGs (s02 colour with sRGB chunk, g19 8-bit grey depth map), and a HEIC
-  /// two WebPs (lossy with its metadata chunks, lossless) and a TIFF with EXIF and ICC made from
-  /// a real photo by our encoder (small, so thousands of decodes stay fast), and three small
-  /// TIFF fixtures from other writers.
+  /// JPEG with ICC (g92), PNGs (s02 colour with sRGB chunk, g19 8-bit grey depth map), a HEIC,
+  /// three WebPs (lossy with its metadata chunks, lossless, animated) and a TIFF with EXIF and
+  /// ICC made from a real photo by our encoder (small, so thousands of decodes stay fast), and
+  /// three small TIFF fixtures from other writers.
   static func samples() throws -> [(name: String, bytes: [UInt8])] {
     var list: [(String, [UInt8])] = []
     for id in ["g14", "g92", "s02", "g19"] { list.append((id, [UInt8](try SharedPhotos.data(id)))) }
@@ -79,7 +79,16 @@ struct MutationTests {
     list.append(("webp-lossless", [UInt8](try ImageEncoder(options: o).encode(small, as: .webp))))
     list.append(
       ("tiff", [UInt8](try ImageEncoder().encode(small, as: .tiff, metadata: metadata))))
-    // Other writers' TIFFs reach libtiff's tile, JPEG and palette decoders.
+    // An animated WebP (its first frame is read) and other writers' TIFFs, which reach
+    // libtiff's tile, JPEG and palette decoders.
+    list.append(
+      (
+        "webp-animated",
+        [UInt8](
+          try WebPCodecTests.animation(
+            frame: small.resized(to: PixelSize(width: 64, height: 48)), x: 8, y: 6,
+            canvas: (80, 60)))
+      ))
     for name in ["rgb16-be-tiled.tif", "rgb8-jpeg-ycbcr.tif", "palette.tif"] {
       list.append((name, [UInt8](try codecFixtureData(name))))
     }
@@ -121,7 +130,7 @@ struct MutationTests {
     #expect(decoded > 100 && thrown > 100, "decoded \(decoded), thrown \(thrown)")
   }
 
-  @Test(arguments: ["g14", "s02", "heic", "webp", "webp-lossless", "tiff"])
+  @Test(arguments: ["g14", "s02", "heic", "webp", "webp-lossless", "webp-animated", "tiff"])
   func everyTruncationPointIsHandled(name: String) throws {
     let samples = try Self.samples()
     let bytes = try #require(samples.first(where: { $0.name == name })).bytes

@@ -176,8 +176,8 @@ import Testing
     #expect(whole.image.hasSamePixels(as: frame))
     #expect(
       whole.warnings.contains(
-        "an animated WebP (2 frames): only its first frame is read; the animation is not "
-          + "carried into what is written."), "\(whole.warnings)")
+        "an animated WebP (2 frames in the file): only its first frame is read; the animation "
+          + "is not carried into what is written."), "\(whole.warnings)")
     let placed = try Self.decodeRaw(Self.animation(frame: frame, x: 4, y: 2, canvas: (16, 10)))
     #expect(placed.image.size == PixelSize(width: 16, height: 10))
     #expect(placed.image.format == .rgba8)

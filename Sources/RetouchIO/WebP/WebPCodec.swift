@@ -202,11 +202,17 @@ enum WebPCodec {
     }
     var raw = RawDecode(
       image: image, storedSize: canvas, blocks: header.container.metadataBlocks(bytes))
-    raw.warnings =
-      frame.warnings + [
-        "an animated WebP (\(frames) frames): only its first frame is read; the animation is "
-          + "not carried into what is written."
-      ]
+    raw.warnings = frame.warnings
+    if header.container.isTruncated {
+      let detail = "the file ends before the size its RIFF header gives; later frames are lost."
+      if options.strictness >= .failOnTruncation {
+        throw ImageDecodingError(.truncated, source: source, detail: detail)
+      }
+      raw.warnings.append("truncated file: \(detail)")
+    }
+    raw.warnings.append(
+      "an animated WebP (\(frames) frame\(frames == 1 ? "" : "s") in the file): only its first "
+        + "frame is read; the animation is not carried into what is written.")
     return raw
   }
 
