@@ -303,10 +303,9 @@ import Testing
   @Test func brokenStripIsReported() throws {
     let image = codecRandomImage(width: 512, height: 600, format: .rgb8, seed: 4)
     var tiff = try TIFFCodec.encode(image, blocks: MetadataBlocks())
-    let layout = try TIFFCodec.readHeader(tiff, source: "t").layout
-    #expect(layout.rowsPerStrip == 170)
-    // The third strip's zlib header: an invalid compression method.
     let header = try TIFFCodec.readHeader(tiff, source: "t")
+    #expect(header.layout.rowsPerStrip == 170)
+    // The third strip's zlib header: an invalid compression method.
     let offsets = try #require(header.ifd0.entry(TIFFCodec.Tag.stripOffsets))
       .integers(bigEndian: false)
     tiff[Int(offsets[2])] = 0xFF

@@ -34,9 +34,9 @@ extension TIFFCodec {
     {
       out = reader.bytes
       bigEndian = reader.bigEndian
+      // Values longer than 4 bytes stay where the block has them (`valueOffset`).
       carried = ExportMetadata.unique(ifd0.entries).filter {
         !storageTags.contains($0.tag) && $0.tag != Tag.orientation
-          && ($0.value.count <= 4 || $0.valueOffset != nil)
       }
     } else {
       out = Data([0x49, 0x49, 0x2A, 0x00, 0, 0, 0, 0])

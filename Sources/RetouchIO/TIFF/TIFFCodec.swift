@@ -104,8 +104,6 @@ enum TIFFCodec {
     var reader: TIFFReader
     var ifd0: TIFFDirectory
     var layout: Layout
-    /// Full-resolution images in the file (reduced-resolution ones are not counted).
-    var pages: Int
     /// True when the file stops inside the first directory's link to the next one: every
     /// entry is there, but the file is not whole.
     var directoryCut: Bool
@@ -176,11 +174,12 @@ enum TIFFCodec {
       dataEnd: dataEnd)
     let entries = Int(reader.u16(at: at) ?? 0)
     return Header(
-      reader: reader, ifd0: ifd0, layout: layout, pages: pageCount(reader),
+      reader: reader, ifd0: ifd0, layout: layout,
       directoryCut: at + 2 + entries * 12 + 4 > data.count)
   }
 
-  /// Full-resolution images in the chain of directories (at most 10,000 followed; a loop ends it).
+  /// Full-resolution images in the chain of directories (at most 10,000 followed; a loop ends
+  /// it). Only a decode asks: `info` and imports need not walk a long chain.
   private static func pageCount(_ reader: TIFFReader) -> Int {
     var seen = Set<Int>()
     var offset = reader.firstIFDOffset
@@ -240,6 +239,10 @@ enum TIFFCodec {
     if let loadFailure {
       throw ImageDecodingError(.unsupportedVariant, source: source, detail: loadFailure)
     }
+    let cutDirectory = "the file stops inside the last 4 bytes of its image directory."
+    if header.directoryCut && options.strictness >= .failOnTruncation {
+      throw ImageDecodingError(.truncated, source: source, detail: cutDirectory)
+    }
     let truncated = layout.dataEnd > data.count
     let (image, failure) = try data.withDecodingBytes {
       bytes throws(ImageDecodingError) -> (Image, Failure?) in
@@ -261,11 +264,7 @@ enum TIFFCodec {
     }
     var warnings: [String] = []
     if header.directoryCut {
-      let detail = "the file stops inside the last 4 bytes of its image directory."
-      if options.strictness >= .failOnTruncation {
-        throw ImageDecodingError(.truncated, source: source, detail: detail)
-      }
-      warnings.append("truncated file: \(detail) The image itself is whole.")
+      warnings.append("truncated file: \(cutDirectory) The image itself is whole.")
     }
     if let failure {
       let detail = failure.describe(truncated: truncated)
@@ -274,9 +273,10 @@ enum TIFFCodec {
       }
       warnings.append("\(truncated ? "truncated file" : "damaged image data"): \(detail)")
     }
-    if header.pages > 1 {
+    let pages = pageCount(header.reader)
+    if pages > 1 {
       warnings.append(
-        "a TIFF of \(header.pages) pages: only the first is read; the others are not carried "
+        "a TIFF of \(pages) pages: only the first is read; the others are not carried "
           + "into what is written.")
     }
     var raw = RawDecode(image: image, storedSize: layout.size, blocks: metadataBlocks(header))
