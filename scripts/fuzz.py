@@ -31,7 +31,7 @@ def small_seeds(retouch, folder):
         stem, ext = os.path.splitext(name)
         if ext.lower() not in (".jpg", ".png", ".heic"):
             continue
-        for suffix in (ext.lower(), ".webp", ".tif"):
+        for suffix in (ext.lower(), ".webp", ".tif", ".avif"):
             target = os.path.join(folder, f"seed-{stem}{suffix}")
             if target in seeds:
                 continue

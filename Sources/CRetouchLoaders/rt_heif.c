@@ -44,6 +44,8 @@
   X(struct heif_error, heif_encoder_set_lossy_quality, (struct heif_encoder * e, int q), (e, q))   \
   X(struct heif_error, heif_encoder_set_parameter_string,                                          \
     (struct heif_encoder * e, const char *n, const char *v), (e, n, v))                            \
+  X(struct heif_error, heif_encoder_set_parameter_integer,                                         \
+    (struct heif_encoder * e, const char *n, int v), (e, n, v))                                    \
   X(struct heif_error, heif_image_create,                                                          \
     (int w, int h, enum heif_colorspace s, enum heif_chroma c, struct heif_image **i),             \
     (w, h, s, c, i))                                                                               \

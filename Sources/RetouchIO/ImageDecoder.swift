@@ -34,7 +34,7 @@ public struct ImageDecoder: Sendable {
     switch format {
     case .jpeg: raw = try JPEGCodec.decode(data, source: source, options: options)
     case .png: raw = try PNGCodec.decode(data, source: source, options: options)
-    case .heif: raw = try HEIFCodec.decode(data, source: source, options: options)
+    case .heif, .avif: raw = try HEIFCodec.decode(data, source: source, options: options)
     case .webp: raw = try WebPCodec.decode(data, source: source, options: options)
     case .tiff: raw = try TIFFCodec.decode(data, source: source, options: options)
     default:
@@ -58,7 +58,7 @@ public struct ImageDecoder: Sendable {
     switch format {
     case .jpeg: header = try JPEGCodec.readHeader(data, source: source, options: options)
     case .png: header = try PNGCodec.readHeader(data, source: source, options: options)
-    case .heif: header = try HEIFCodec.readHeader(data, source: source, options: options)
+    case .heif, .avif: header = try HEIFCodec.readHeader(data, source: source, options: options)
     case .webp: header = try WebPCodec.readHeader(data, source: source, options: options)
     case .tiff: header = try TIFFCodec.readHeader(data, source: source, options: options)
     default:
@@ -101,7 +101,7 @@ public struct ImageDecoder: Sendable {
       throw ImageDecodingError(
         .unsupportedFormat, source: source,
         detail:
-          "not a JPEG, PNG, HEIC, WebP or TIFF image: file starts with "
+          "not a JPEG, PNG, HEIC, AVIF, WebP or TIFF image: file starts with "
           + "\(ImageFormat.leadingHex(data, count: 8)).")
     }
     return format

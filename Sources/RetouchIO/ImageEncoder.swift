@@ -5,7 +5,7 @@ import RetouchCore
 
 /// How an image is encoded.
 public struct EncodeOptions: Sendable, Hashable {
-  /// Chroma subsampling for JPEG and HEIC.
+  /// Chroma subsampling for JPEG, HEIC and AVIF.
   public enum ChromaSubsampling: String, Sendable, Hashable, Codable {
     /// Half resolution in both directions (what cameras write; smallest files).
     case s420 = "4:2:0"
@@ -13,7 +13,7 @@ public struct EncodeOptions: Sendable, Hashable {
     case s444 = "4:4:4"
   }
 
-  /// 1...100 (JPEG, HEIC and lossy WebP). Default 90.
+  /// 1...100 (JPEG, HEIC, AVIF and lossy WebP). Default 90.
   public var quality: Int = 90
   public var chromaSubsampling: ChromaSubsampling = .s420
   /// Progressive JPEG (implies optimised Huffman tables).
@@ -31,7 +31,8 @@ public struct EncodeOptions: Sendable, Hashable {
   public init() {}
 }
 
-/// Encodes images to JPEG, PNG, HEIC, WebP or TIFF with metadata corrected for the new pixels.
+/// Encodes images to JPEG, PNG, HEIC, AVIF, WebP or TIFF with metadata corrected for the new
+/// pixels.
 public struct ImageEncoder: Sendable {
   public var options: EncodeOptions
 
@@ -56,12 +57,14 @@ public struct ImageEncoder: Sendable {
     case .jpeg: return try JPEGCodec.encode(image, options: options, blocks: blocks)
     case .png: return try PNGCodec.encode(image, options: options, blocks: blocks)
     case .heif: return try HEIFCodec.encode(image, options: options, blocks: blocks)
+    case .avif:
+      return try HEIFCodec.encode(image, options: options, blocks: blocks, compression: .av1)
     case .webp: return try WebPCodec.encode(image, options: options, blocks: blocks)
     case .tiff: return try TIFFCodec.encode(image, blocks: blocks)
     default:
       throw ImageEncodingError(
         .unsupportedFormat,
-        detail: "\(format) output is not supported; use jpeg, png, heic, webp or tiff.")
+        detail: "\(format) output is not supported; use jpeg, png, heic, avif, webp or tiff.")
     }
   }
 

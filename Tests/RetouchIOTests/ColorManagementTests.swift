@@ -234,8 +234,10 @@ func solid(_ value: [Int], format: PixelFormat, width: Int = 8, height: Int = 5)
     // BT.2020 red is more saturated than P3 red: converted values differ and stay red.
     let q = bt2020.0.pixel(x: 0, y: 0)
     #expect(q != image.pixel(x: 0, y: 0) && q[0] > q[1] && q[0] > q[2], "\(q)")
+    // HDR is tone-mapped without a warning: PQ into P3 from BT.2020, HLG into sRGB from BT.709.
     let pq = run(9, 16)
-    #expect(pq.0.hasSamePixels(as: image) && pq.1.count == 1)
-    #expect(pq.1.first?.contains("PQ") == true)
+    #expect(pq.0.colorSpace == .displayP3 && pq.1.isEmpty && !pq.0.hasSamePixels(as: image))
+    let hlg = run(1, 18)
+    #expect(hlg.0.colorSpace == .sRGB && hlg.1.isEmpty && !hlg.0.hasSamePixels(as: image))
   }
 }

@@ -123,11 +123,14 @@ func codecSmoothImage(width: Int, height: Int, format: PixelFormat) -> Image {
     #expect(error?.description.hasPrefix("cut.heic: truncated file: libheif") == true)
   }
 
-  @Test func garbageAfterFtypIsRejected() throws {
+  /// Random bytes after a HEIC or an AVIF file type.
+  @Test(arguments: [("heic", ImageFormat.heif), ("avif", .avif)])
+  func garbageAfterFtypIsRejected(brand: String, format: ImageFormat) throws {
     var rng = SeededRandom(seed: 11)
     let ftyp: [UInt8] =
-      [0, 0, 0, 24] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)
+      [0, 0, 0, 24] + Array("ftyp\(brand)".utf8) + [0, 0, 0, 0] + Array("mif1\(brand)".utf8)
     let garbage = Data(ftyp + (0..<4096).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+    #expect(ImageFormat.sniff(garbage) == format)
     let error = #expect(throws: ImageDecodingError.self) { try ImageDecoder().decode(garbage) }
     #expect(error?.kind == .corrupt, "seed \(rng.seed)")
     #expect(error?.detail.hasPrefix("libheif, reading the container:") == true)

@@ -13,8 +13,7 @@ struct ManifestDecodeTests {
   /// Formats the manifest lists that Retouch does not decode, with the documented error kind (a
   /// DNG is a TIFF, whose variant, camera raw, is refused).
   static let outOfScope: [String: ImageDecodingError.Kind] = [
-    "AVIF": .unsupportedFormat, "DNG": .unsupportedVariant, "MP4": .unsupportedFormat,
-    "NPZ": .unsupportedFormat,
+    "DNG": .unsupportedVariant, "MP4": .unsupportedFormat, "NPZ": .unsupportedFormat,
   ]
 
   static var entries: [SharedPhotos.Entry] {

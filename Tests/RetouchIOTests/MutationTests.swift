@@ -61,9 +61,9 @@ struct MutationTests {
 
   /// Small real photos of each format: a camera JPEG with EXIF (g14), a progressive-free phone
   /// JPEG with ICC (g92), PNGs (s02 colour with sRGB chunk, g19 8-bit grey depth map), a HEIC,
-  /// three WebPs (lossy with its metadata chunks, lossless, animated) and a TIFF with EXIF and
-  /// ICC made from a real photo by our encoder (small, so thousands of decodes stay fast), and
-  /// three small TIFF fixtures from other writers.
+  /// an AVIF, three WebPs (lossy with its metadata chunks, lossless, animated) and a TIFF with
+  /// EXIF and ICC made from a real photo by our encoder (small, so thousands of decodes stay
+  /// fast), and three small TIFF fixtures from other writers.
   static func samples() throws -> [(name: String, bytes: [UInt8])] {
     var list: [(String, [UInt8])] = []
     for id in ["g14", "g92", "s02", "g19"] { list.append((id, [UInt8](try SharedPhotos.data(id)))) }
@@ -72,6 +72,7 @@ struct MutationTests {
     var o = EncodeOptions()
     o.quality = 60
     list.append(("heic", [UInt8](try ImageEncoder(options: o).encode(small, as: .heif))))
+    list.append(("avif", [UInt8](try ImageEncoder(options: o).encode(small, as: .avif))))
     let metadata = try ImageDecoder().readMetadata(SharedPhotos.data("g04")).metadata
     list.append(
       ("webp", [UInt8](try ImageEncoder(options: o).encode(small, as: .webp, metadata: metadata))))
@@ -130,7 +131,9 @@ struct MutationTests {
     #expect(decoded > 100 && thrown > 100, "decoded \(decoded), thrown \(thrown)")
   }
 
-  @Test(arguments: ["g14", "s02", "heic", "webp", "webp-lossless", "webp-animated", "tiff"])
+  @Test(arguments: [
+    "g14", "s02", "heic", "avif", "webp", "webp-lossless", "webp-animated", "tiff",
+  ])
   func everyTruncationPointIsHandled(name: String) throws {
     let samples = try Self.samples()
     let bytes = try #require(samples.first(where: { $0.name == name })).bytes
@@ -150,9 +153,9 @@ struct MutationTests {
         lenientImages += 1
       }
     }
-    if name != "heic" && name != "tiff" {
+    if !["heic", "avif", "tiff"].contains(name) {
       // JPEG, PNG and WebP show what is there: most cuts past the headers still give an image.
-      // (HEIC and our TIFF keep the directory that locates the image data at the end.)
+      // (HEIC, AVIF and our TIFF keep the directory that locates the image data at the end.)
       #expect(
         lenientImages > 100, "\(name): only \(lenientImages) truncated files decoded leniently")
     }

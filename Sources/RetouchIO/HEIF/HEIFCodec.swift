@@ -10,7 +10,7 @@ import RetouchCore
 /// left alone. libheif applies the container's `clap`, `irot` and `imir` transforms when
 /// ``DecodeOptions/appliesOrientation`` is set, so the pixels come out upright and the EXIF
 /// orientation (informative only in HEIF) is not applied again.
-enum HEIFCodec {
+package enum HEIFCodec {
   /// Decodes the primary image to RGB(A): 8-bit sources to `.rgb8`/`.rgba8`, 10- and 12-bit
   /// sources to `.rgb16`/`.rgba16` scaled to the full 16-bit range (`v × 65535 / (2^bits − 1)`,
   /// rounded) unless ``DecodeOptions/keeps16Bit`` is off.

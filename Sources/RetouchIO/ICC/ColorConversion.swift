@@ -24,7 +24,8 @@ package enum ColorConversion {
   /// - nclx: primaries 1 (BT.709) → sRGB, 12 (P3-D65) → Display P3, unchanged values;
   ///   9 (BT.2020) → converted to Display P3 with ``RetouchCore/PlanarImage`` matrix math,
   ///   treating the transfer (1, 6, 13, 14, 15) as the sRGB curve. PQ (16) and HLG (18) are HDR:
-  ///   a warning and no conversion.
+  ///   tone-mapped to SDR (``HDRToneMapping``), into sRGB from BT.709 primaries, else into
+  ///   Display P3.
   ///
   /// Cost: an 8-bit lcms transform is ~12 ns per pixel per thread (12 MP ≈ 140 ms on one core);
   /// 16-bit images use lcms's unoptimised (exact) pipeline, which is several times slower.
@@ -157,12 +158,15 @@ package enum ColorConversion {
   static func convert(_ image: Image, nclx: NCLXColorInfo, warnings: inout [String]) -> Image {
     var result = image
     result.colorSpace = .sRGB
-    if nclx.transferCharacteristics == 16 || nclx.transferCharacteristics == 18 {
-      let name = nclx.transferCharacteristics == 16 ? "PQ (SMPTE ST 2084)" : "HLG (ARIB STD-B67)"
-      warnings.append(
-        "The image is HDR (\(nclx); transfer \(name)); it was not tone-mapped and its values are "
-          + "shown as sRGB.")
-      return result
+    if let transfer = HDRToneMapping.Transfer(nclxTransfer: nclx.transferCharacteristics) {
+      // HDR is mastered in BT.2020 unless the file says BT.709 or P3.
+      let primaries: RGBPrimaries =
+        switch nclx.colorPrimaries {
+        case 1: .sRGB
+        case 12: .displayP3
+        default: .bt2020
+        }
+      return HDRToneMapping.toneMapped(image, transfer: transfer, primaries: primaries)
     }
     switch nclx.colorPrimaries {
     case 12:
