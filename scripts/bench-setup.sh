@@ -9,6 +9,7 @@ command -v vipsthumbnail >/dev/null || need+=(libvips-tools)
 command -v tjbench >/dev/null || need+=(libjpeg-turbo-progs)
 command -v dwebp >/dev/null || need+=(webp)
 command -v tiffcp >/dev/null || need+=(libtiff-tools)
+command -v avifenc >/dev/null || need+=(libavif-bin)
 if [ ${#need[@]} -gt 0 ]; then
   echo "bench-setup: installing ${need[*]}" >&2
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"

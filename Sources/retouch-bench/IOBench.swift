@@ -7,7 +7,8 @@ import RetouchIO
 import RetouchRender
 
 /// `retouch-bench io`: the codec floor, previews and memory, beside libjpeg-turbo and libvips;
-/// WebP beside libwebp's own tools; TIFF beside libtiff's tiffcp and libvips.
+/// WebP beside libwebp's own tools; TIFF beside libtiff's tiffcp and libvips; AVIF beside
+/// libavif's tools and libvips.
 enum IOBench {
   static func run(options: BenchOptions) throws {
     let work = options.workDirectory
@@ -144,6 +145,95 @@ enum IOBench {
 
       // 4. TIFF (Deflate with predictor), in memory and file to file, beside tiffcp and vips.
       try tiff(data, label: input.label, runs: options.runs, work: work, retouch: retouch)
+
+      // 5. AVIF (AV1 at quality 90, 4:2:0), in memory and file to file, beside libavif's
+      // tools and vips.
+      try avif(
+        data, file: input.url.path, label: input.label, runs: options.runs, work: work,
+        retouch: retouch)
+    }
+  }
+
+  /// AVIF decoding and encoding in memory, and JPEG → AVIF file to file beside libavif's
+  /// `avifenc` and libvips' `vips copy` set to the same AV1 encoding: libaom at speed 7 on 2
+  /// threads, constant quality level 6 (what libheif makes of quality 90), 4:2:0. Decoding beside
+  /// `avifdec` (dav1d) writing raw YUV, and `vips copy` to its own format.
+  static func avif(
+    _ data: Data, file: String, label: String, runs: Int, work: URL, retouch: String
+  ) throws {
+    let decoded = try ImageDecoder().decode(data)
+    let avif = try ImageEncoder().encode(decoded.image, as: .avif, metadata: decoded.metadata)
+    let avifFile = work.appendingPathComponent("\(label).avif").path
+    try avif.write(to: URL(fileURLWithPath: avifFile))
+    let out = { (name: String) in work.appendingPathComponent("\(label)-\(name)").path }
+    var cases = [
+      BenchCase(name: "AVIF decode, in memory", owner: "Retouch") {
+        _ = try ImageDecoder().decode(avif)
+        return (nil, nil)
+      },
+      BenchCase(name: "AVIF encode q90, in memory", owner: "Retouch") {
+        _ = try ImageEncoder().encode(decoded.image, as: .avif, metadata: decoded.metadata)
+        return (nil, nil)
+      },
+      BenchCase(name: "JPEG → AVIF (retouch convert)", owner: "Retouch") {
+        (try runProcess([retouch, "convert", file, out("retouch.avif")]), nil)
+      },
+    ]
+    if which("avifenc") != nil, which("avifdec") != nil {
+      cases.append(
+        BenchCase(name: "JPEG → AVIF (avifenc)", owner: "libavif") {
+          (
+            try runProcess([
+              "avifenc", "-s", "\(HEIFCodec.av1Speed)", "-j", "2", "-y", "420", "--min", "0",
+              "--max", "63", "-a", "end-usage=q", "-a", "cq-level=6", file, out("avifenc.avif"),
+            ]), nil
+          )
+        })
+      cases.append(
+        BenchCase(name: "AVIF → raw YUV (avifdec)", owner: "libavif") {
+          (try runProcess(["avifdec", "-j", "2", avifFile, out("avifdec.y4m")]), nil)
+        })
+    } else {
+      print("(avifenc and avifdec not found: scripts/bench-setup.sh installs libavif-bin)")
+    }
+    if which("vips") != nil {
+      cases.append(
+        BenchCase(name: "JPEG → AVIF (vips copy)", owner: "libvips") {
+          (
+            try runProcess([
+              "vips", "copy", file,
+              out("vips.avif")
+                + "[compression=av1,Q=90,effort=\(9 - HEIFCodec.av1Speed),subsample-mode=on]",
+            ]), nil
+          )
+        })
+      cases.append(
+        BenchCase(name: "AVIF → vips format (vips copy)", owner: "libvips") {
+          (try runProcess(["vips", "copy", avifFile, out("vips.v")]), nil)
+        })
+    }
+    let results = try roundRobin(cases, runs: runs)
+    printTable(
+      "AVIF, AV1 q90 4:2:0 (\(label), \(avif.count / 1024) KB as AVIF)", results,
+      reference: "JPEG → AVIF (avifenc)",
+      note:
+        "threads: libaom 2 in every encoder; decoding dav1d (Retouch through libheif, avifdec "
+        + "-j 2, vips through libheif). Retouch's decode includes YUV → RGB and colour "
+        + "management; avifdec's writes YUV as it is.")
+    for name in ["retouch.avif", "avifenc.avif", "vips.avif"] {
+      if let size = try? FileManager.default.attributesOfItem(atPath: out(name))[.size] as? Int {
+        print("output \(name): \(size / 1024) KB")
+      }
+    }
+    for (ours, theirs) in [
+      ("JPEG → AVIF (retouch convert)", "JPEG → AVIF (avifenc)"),
+      ("JPEG → AVIF (retouch convert)", "JPEG → AVIF (vips copy)"),
+    ] {
+      if let a = results.first(where: { $0.name == ours }),
+        let b = results.first(where: { $0.name == theirs })
+      {
+        print(String(format: "%@ / %@ = %.2f×", ours, theirs, a.samples.median / b.samples.median))
+      }
     }
   }
 
