@@ -18,7 +18,7 @@ public struct LibraryError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let notFound = Kind(label: "not found")
     /// A file could not be read, written, synced or renamed.
     public static let fileSystem = Kind(label: "file error")
-    /// A photo could not be read as JPEG, PNG, HEIC, WebP or TIFF.
+    /// A photo could not be read as JPEG, PNG, HEIC, AVIF, WebP or TIFF.
     public static let badPhoto = Kind(label: "bad photo")
     /// A change request that cannot apply (no rendered file, asset deleted, …).
     public static let invalidChange = Kind(label: "invalid change")

@@ -36,7 +36,7 @@ public struct ImportResult: Sendable {
 extension PhotoLibrary {
   /// The file extensions a folder import picks up (files given by name are always tried).
   public static let importableExtensions: Set<String> = [
-    "jpg", "jpeg", "jpe", "png", "heic", "heif", "hif", "webp", "tif", "tiff",
+    "jpg", "jpeg", "jpe", "png", "heic", "heif", "hif", "avif", "webp", "tif", "tiff",
   ]
 
   /// How many files one import transaction takes: the write lock is held while their originals
@@ -126,10 +126,10 @@ extension PhotoLibrary {
     do {
       let data = try ImageDecoder.readFile(file)
       let header = try ImageDecoder().readMetadata(data, source: file.lastPathComponent)
-      guard [.jpeg, .png, .heif, .webp, .tiff].contains(header.format) else {
+      guard [.jpeg, .png, .heif, .avif, .webp, .tiff].contains(header.format) else {
         return .failure(
           "\(file.lastPathComponent): \(header.format) photos are not kept in a library; "
-            + "use JPEG, PNG, HEIC, WebP or TIFF."
+            + "use JPEG, PNG, HEIC, AVIF, WebP or TIFF."
         )
       }
       return .success(

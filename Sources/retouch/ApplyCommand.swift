@@ -22,7 +22,7 @@ enum ApplyCommand: Subcommand {
         .init(name: "quality", value: "Q", help: "JPEG/HEIC quality 1…100 (default 90)."),
         .init(
           name: "format", value: "FMT",
-          help: "jpeg, png, heic, webp or tiff (default: from OUT's extension, else jpeg)."),
+          help: "jpeg, png, heic, avif, webp or tiff (default: from OUT's extension, else jpeg)."),
         .init(name: "save-config", value: "FILE", help: "Also write the edit as JSON."),
         .init(
           name: "depth", value: "FILE",

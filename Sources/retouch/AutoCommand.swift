@@ -24,7 +24,7 @@ enum AutoCommand: Subcommand {
       .init(name: "quality", value: "Q", help: "JPEG/HEIC quality 1…100 (default 90)."),
       .init(
         name: "format", value: "FMT",
-        help: "jpeg, png, heic, webp or tiff (default: from OUT's extension, else jpeg)."),
+        help: "jpeg, png, heic, avif, webp or tiff (default: from OUT's extension, else jpeg)."),
       .init(
         name: "disable", value: "LOOK",
         help: "A recipe never to use (repeatable, or comma-separated).",

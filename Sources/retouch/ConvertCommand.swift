@@ -5,16 +5,16 @@ import RetouchCore
 import RetouchIO
 import RetouchRender
 
-/// `retouch convert IN OUT [--quality Q] [--max-size PX] [--format jpeg|png|heic|webp|tiff]
+/// `retouch convert IN OUT [--quality Q] [--max-size PX] [--format jpeg|png|heic|avif|webp|tiff]
 /// [--lossless]`, or
 /// `retouch convert IN -o OUT …` like the other commands that write a photo.
 enum ConvertCommand: Subcommand {
   static let spec = CommandSpec(
     name: "convert",
     abstract:
-      "Convert a photo to JPEG, PNG, HEIC, WebP or TIFF, upright and colour-managed, optionally smaller.",
+      "Convert a photo to JPEG, PNG, HEIC, AVIF, WebP or TIFF, upright and colour-managed, optionally smaller.",
     usage:
-      "IN OUT | IN -o OUT [--quality Q] [--max-size PX] [--format jpeg|png|heic|webp|tiff] [--lossless]",
+      "IN OUT | IN -o OUT [--quality Q] [--max-size PX] [--format jpeg|png|heic|avif|webp|tiff] [--lossless]",
     options: [
       .init(
         name: "output", value: "OUT", help: "Where to write the photo (instead of OUT).", short: "o"
@@ -25,7 +25,7 @@ enum ConvertCommand: Subcommand {
         help: "Longest edge of the output in pixels (shrinks on load)."),
       .init(
         name: "format", value: "FMT",
-        help: "jpeg, png, heic, webp or tiff (default: from OUT's extension, else jpeg)."),
+        help: "jpeg, png, heic, avif, webp or tiff (default: from OUT's extension, else jpeg)."),
       .init(name: "chroma", value: "444|420", help: "JPEG/HEIC chroma subsampling (default 420)."),
       .init(name: "progressive", value: nil, help: "Write a progressive JPEG."),
       .init(name: "lossless", value: nil, help: "Write a lossless WebP (every 8-bit value kept)."),
@@ -94,7 +94,8 @@ enum ConvertCommand: Subcommand {
   static func outputFormat(_ name: String?, for output: URL) throws(CLIError) -> ImageFormat {
     if let name {
       guard let format = ImageFormat(cliName: name) else {
-        throw CLIError.usage("'--format' must be jpeg, png, heic, webp or tiff, got '\(name)'.")
+        throw CLIError.usage(
+          "'--format' must be jpeg, png, heic, avif, webp or tiff, got '\(name)'.")
       }
       return format
     }
@@ -119,6 +120,7 @@ extension ImageFormat {
     case "jpeg", "jpg", "jpe": self = .jpeg
     case "png": self = .png
     case "heic", "heif", "hif": self = .heif
+    case "avif": self = .avif
     case "webp": self = .webp
     case "tiff", "tif": self = .tiff
     default: return nil

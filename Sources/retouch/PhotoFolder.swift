@@ -6,7 +6,7 @@ import Foundation
 struct PhotoFolder {
   /// File extensions a folder run picks up.
   static let photoExtensions: Set<String> = [
-    "jpg", "jpeg", "png", "heic", "heif", "webp", "tif", "tiff",
+    "jpg", "jpeg", "png", "heic", "heif", "avif", "webp", "tif", "tiff",
   ]
 
   /// The folder.

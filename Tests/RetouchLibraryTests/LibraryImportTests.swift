@@ -105,10 +105,10 @@ import Testing
     #expect(result.imported[0].camera?.contains("Canon") == true)
   }
 
-  /// A folder import picks up WebP and TIFF files too: the original is kept byte for byte, with
-  /// its format and size recorded, and it decodes from the library.
-  @Test(arguments: [(ImageFormat.webp, "webp"), (.tiff, "tif")])
-  func importsWebPAndTIFF(format: ImageFormat, ext: String) throws {
+  /// A folder import picks up WebP, TIFF and AVIF files too: the original is kept byte for byte,
+  /// with its format and size recorded, and it decodes from the library.
+  @Test(arguments: [(ImageFormat.webp, "webp"), (.tiff, "tif"), (.avif, "avif")])
+  func importsWebPTIFFAndAVIF(format: ImageFormat, ext: String) throws {
     let scratch = try ScratchFolder()
     defer { scratch.cleanUp() }
     let incoming = scratch.path("incoming")

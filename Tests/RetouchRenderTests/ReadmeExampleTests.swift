@@ -20,7 +20,7 @@ struct ReadmeExampleTests {
     defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
 
     // --- begin README example (paths as in the README; output moved to a temporary folder) ---
-    // Decode any JPEG, PNG, HEIC, WebP or TIFF: upright, colour-managed, with its metadata.
+    // Decode any JPEG, PNG, HEIC, AVIF, WebP or TIFF: upright, colour-managed, with its metadata.
     let photo = try ImageDecoder().decode(URL(fileURLWithPath: "Samples/picos-de-europa.jpg"))
     print(photo.format, photo.image.size, photo.metadata.colorProfile?.description ?? "sRGB")
 

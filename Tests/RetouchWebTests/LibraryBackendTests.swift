@@ -155,6 +155,13 @@ final class LibraryBackendTests {
     let fromTIFF = try ImageDecoder().decode(tiff.data, source: "export")
     #expect(fromTIFF.format == .tiff)
     #expect(ImageComparison.meanAbsoluteDifference(fromTIFF.image, exported) < 3)
+    // And as AVIF, lossy at the quality asked.
+    let avif = try await backend.export(session: session, format: .avif, quality: 80)
+    #expect(avif.fileName == "ramp-edited.avif")
+    #expect(avif.mimeType == "image/avif")
+    let fromAVIF = try ImageDecoder().decode(avif.data, source: "export")
+    #expect(fromAVIF.format == .avif)
+    #expect(ImageComparison.meanAbsoluteDifference(fromAVIF.image, exported) < 3)
   }
 
   @Test func aSuggestionReplacesColorAndToneAndKeepsTheCrop() async throws {
@@ -277,6 +284,10 @@ final class LibraryBackendTests {
       fileName: "scan", data: ImageEncoder().encode(image, as: .tiff))
     #expect(tiff.name == "scan.tif")
     #expect(tiff.format == "tiff")
+    let avif = try await backend.importAsset(
+      fileName: "phone.jpg", data: ImageEncoder().encode(image, as: .avif))
+    #expect(avif.name == "phone.avif")
+    #expect(avif.format == "avif")
   }
 
   /// Mean 8-bit sample value.

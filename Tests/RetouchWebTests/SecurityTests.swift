@@ -166,7 +166,7 @@ final class SecurityTests {
     let answer = try http.send(
       "POST", "/api/assets?name=holiday.jpg", headers: auth, body: Data("hello, world".utf8))
     #expect(answer.status == 415)
-    #expect(answer.text.contains("not a JPEG, PNG, HEIC, WebP or TIFF"))
+    #expect(answer.text.contains("not a JPEG, PNG, HEIC, AVIF, WebP or TIFF"))
     // A real image goes in, whatever its name says.
     let good = try http.send(
       "POST", "/api/assets?name=notes.txt", headers: auth, body: try Self.smallJPEG(blue: 40))

@@ -82,7 +82,7 @@ def test_full_editing_flow(server, page, tmp_path):
     page.set_input_files("#file-input", [str(shared_photo(PHOTO_12MP)), str(bad)])
     page.wait_for_selector('#upload-list li.failed[data-name="notes.jpg"]')
     page.wait_for_selector("#upload-list li.done")
-    assert "not a JPEG, PNG, HEIC, WebP or TIFF" in page.locator("#upload-list li.failed").get_attribute("data-error")
+    assert "not a JPEG, PNG, HEIC, AVIF, WebP or TIFF" in page.locator("#upload-list li.failed").get_attribute("data-error")
     page.wait_for_selector("#grid li")
     assert page.locator("#grid li").count() == 1
     shot(page, "02-library-imported")
@@ -275,6 +275,7 @@ def test_heic_export_and_delete_restore(server, page):
     # The same edit as WebP, from the same menu.
     assert export_file(page, "webp").read_bytes()[8:12] == b"WEBP"
     assert export_file(page, "tiff").read_bytes()[:4] in (b"II*\0", b"MM\0*")
+    assert export_file(page, "avif").read_bytes()[8:12] == b"avif"
     page.once("dialog", lambda d: d.accept())
     page.click("#back")
     page.wait_for_selector("body.library-page[data-ready=true]")

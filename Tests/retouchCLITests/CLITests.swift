@@ -91,7 +91,7 @@ struct InfoCommandTests {
     #expect(r.exitCode == 65)
     #expect(
       r.stderr.contains(
-        "notes.jpg: unsupported format: not a JPEG, PNG, HEIC, WebP or TIFF image: file starts with 68 65 6C 6C"
+        "notes.jpg: unsupported format: not a JPEG, PNG, HEIC, AVIF, WebP or TIFF image: file starts with 68 65 6C 6C"
       ))
   }
 
@@ -158,6 +158,7 @@ struct ConvertCommandTests {
 
   @Test(arguments: [
     ("png", "PNG"), ("heic", "HEIF"), ("jpg", "JPEG"), ("webp", "WebP"), ("tif", "TIFF"),
+    ("avif", "AVIF"),
   ])
   func writesEachFormat(ext: String, format: String) throws {
     let dir = try CLIRunner.temporaryDirectory()
@@ -241,7 +242,7 @@ struct ConvertCommandTests {
 
   @Test(arguments: [
     (["--quality", "0"], "'--quality' must be a whole number in 1…100"),
-    (["--format", "gif"], "'--format' must be jpeg, png, heic, webp or tiff"),
+    (["--format", "gif"], "'--format' must be jpeg, png, heic, avif, webp or tiff"),
     (["--max-size", "-3"], "'--max-size' must be a whole number"),
     (["--chroma", "411"], "'--chroma' must be 420 or 444"),
   ])

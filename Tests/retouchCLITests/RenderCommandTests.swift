@@ -178,7 +178,7 @@ struct ApplyCommandTests {
     (["--straighten", "60"], "straighten is 60"),
     (["--straighten", "level"], "'--straighten' needs degrees, got 'level'"),
     (["--quality", "101"], "'--quality' must be a whole number in 1…100"),
-    (["--format", "gif"], "'--format' must be jpeg, png, heic, webp or tiff"),
+    (["--format", "gif"], "'--format' must be jpeg, png, heic, avif, webp or tiff"),
   ])
   func badOptionsAreUsageErrors(extra: [String], message: String) throws {
     let (r, out) = try Self.apply(extra)

@@ -650,7 +650,7 @@ public final class EditController: Sendable {
     return original.rendered(with: edit, renderScale: 1, options: options)
   }
 
-  /// Encodes the edit at full resolution as JPEG, HEIC, WebP or TIFF.
+  /// Encodes the edit at full resolution as JPEG, HEIC, AVIF, WebP or TIFF.
   ///
   /// Metadata is the source's (or `metadata`, with whatever tags the caller added to its EXIF
   /// or XMP blocks) corrected for the new pixels: orientation 1, the new size, the colour

@@ -78,13 +78,14 @@ public struct EditSessionState: Sendable {
 
 /// The file type of an export.
 public enum ExportFileType: String, Sendable, Hashable, CaseIterable {
-  case jpeg, heic, webp, tiff
+  case jpeg, heic, avif, webp, tiff
 
   /// The container written.
   public var imageFormat: ImageFormat {
     switch self {
     case .jpeg: .jpeg
     case .heic: .heif
+    case .avif: .avif
     case .webp: .webp
     case .tiff: .tiff
     }

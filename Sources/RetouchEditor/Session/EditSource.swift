@@ -57,8 +57,8 @@ extension EditSource {
   public func loadPairedMovie() async -> URL? { nil }
 }
 
-/// An ``EditSource`` over an encoded JPEG, PNG, HEIC, WebP or TIFF photo: a file path or bytes
-/// in memory.
+/// An ``EditSource`` over an encoded JPEG, PNG, HEIC, AVIF, WebP or TIFF photo: a file path or
+/// bytes in memory.
 ///
 /// A file is read when asked for (memory-mapped when safe), never kept open. Previews of JPEGs
 /// decode with DCT scaling straight to near the asked size (shrink-on-load; a 12 MP JPEG to

@@ -16,8 +16,8 @@ import RetouchRender
 /// - `GET /api/assets[?deleted=1]` → `{"assets": [AssetSummary]}`, newest import first.
 /// - `POST /api/assets?name=FILE` with the file's bytes as the body (any Content-Type) →
 ///   201 `AssetSummary`. One request per file. Refused: 413 above the upload limit, 415 when
-///   the bytes are not JPEG, PNG, HEIC, WebP or TIFF (whatever the name says), 422 when they do not
-///   decode.
+///   the bytes are not JPEG, PNG, HEIC, AVIF, WebP or TIFF (whatever the name says), 422 when
+///   they do not decode.
 /// - `DELETE /api/assets/ID` → 204 (to recently deleted); `POST /api/assets/ID/restore` → 204.
 /// - `GET /api/assets/ID/thumbnail[?rev=N]` → JPEG, about 320 px, with the saved edit.
 /// - `GET /api/edit-sessions` → `{"sessions": [EditSessionSummary]}`, newest first.
@@ -46,8 +46,8 @@ import RetouchRender
 ///   no edit is lost silently.
 /// - `POST /api/sessions/SID/revert` → `SessionState`: the photo goes back to its original in the
 ///   library (history kept) and the session to no edit, as one undo step.
-/// - `GET /api/sessions/SID/export?format=jpeg|heic|webp|tiff&quality=1…100` → the full-resolution
-///   file as an attachment.
+/// - `GET /api/sessions/SID/export?format=jpeg|heic|avif|webp|tiff&quality=1…100` → the
+///   full-resolution file as an attachment.
 public enum EditorAPI {
   /// The routes, answered by `backend`.
   public static func router(backend: any WebBackend) -> Router {
@@ -159,7 +159,7 @@ public enum EditorAPI {
       guard let format = ExportFormat(rawValue: formatName) else {
         throw WebError(
           .badRequest, source: req.path,
-          detail: "'format' must be jpeg, heic, webp or tiff, not '\(formatName)'.")
+          detail: "'format' must be jpeg, heic, avif, webp or tiff, not '\(formatName)'.")
       }
       let quality = try req.queryInt("quality", in: 1...100, default: 90)
       let file = try await backend.export(

@@ -113,13 +113,13 @@ public actor LibraryBackend: WebBackend {
 
   public func importAsset(fileName: String, data: Data) async throws(WebError) -> AssetSummary {
     guard let format = ImageFormat.sniff(data.prefix(32)),
-      [.jpeg, .png, .heif, .webp, .tiff].contains(format)
+      [.jpeg, .png, .heif, .avif, .webp, .tiff].contains(format)
     else {
       let start = ImageFormat.leadingHex(data.prefix(8), count: 8)
       throw WebError(
         .unsupportedMedia, source: fileName,
         detail:
-          "not a JPEG, PNG, HEIC, WebP or TIFF image: the file starts with "
+          "not a JPEG, PNG, HEIC, AVIF, WebP or TIFF image: the file starts with "
           + "\(start.isEmpty ? "nothing" : start).")
     }
     // The library's import reads headers only; an upload must also decode (a truncated or
@@ -761,6 +761,7 @@ extension ExportFormat {
     switch self {
     case .jpeg: .jpeg
     case .heic: .heic
+    case .avif: .avif
     case .webp: .webp
     case .tiff: .tiff
     }

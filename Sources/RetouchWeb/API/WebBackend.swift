@@ -84,7 +84,7 @@ public enum PreviewView: String, Sendable, Codable, CaseIterable {
 
 /// Output formats of the export route.
 public enum ExportFormat: String, Sendable, Codable, CaseIterable {
-  case jpeg, heic, webp, tiff
+  case jpeg, heic, avif, webp, tiff
 
   var mimeType: String { "image/\(rawValue)" }
   var fileExtension: String {

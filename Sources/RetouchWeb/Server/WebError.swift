@@ -26,7 +26,8 @@ public struct WebError: Error, Sendable, CustomStringConvertible {
     public static let conflict = Kind(label: "conflict", status: 409)
     /// A body above the size limit (413).
     public static let tooLarge = Kind(label: "too large", status: 413)
-    /// An upload that is not a JPEG, PNG, HEIC, WebP or TIFF image, whatever its name says (415).
+    /// An upload that is not a JPEG, PNG, HEIC, AVIF, WebP or TIFF image, whatever its name says
+    /// (415).
     public static let unsupportedMedia = Kind(label: "unsupported media", status: 415)
     /// A photo that could not be decoded or encoded (422).
     public static let unprocessable = Kind(label: "unprocessable", status: 422)
