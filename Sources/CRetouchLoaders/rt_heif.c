@@ -62,6 +62,8 @@
   X(const uint8_t *, heif_image_get_plane_readonly,                                                \
     (const struct heif_image *i, enum heif_channel c, int *s), (i, c, s))                          \
   V(heif_image_release, (const struct heif_image *i), (i))                                         \
+  X(struct heif_error, heif_image_set_nclx_color_profile,                                          \
+    (struct heif_image * i, const struct heif_color_profile_nclx *p), (i, p))                      \
   X(struct heif_error, heif_image_set_raw_color_profile,                                           \
     (struct heif_image * i, const char *t, const void *d, const size_t s), (i, t, d, s))           \
   X(enum heif_color_profile_type, heif_image_handle_get_color_profile_type,                        \

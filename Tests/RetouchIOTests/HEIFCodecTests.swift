@@ -201,8 +201,9 @@ func codecSmoothImage(width: Int, height: Int, format: PixelFormat) -> Image {
 
 // MARK: - 10-bit sources (made with libheif directly; the manifest has only 8-bit HEICs)
 
-/// Encodes a 10-bit HEIC: a horizontal grey ramp over the full 0...1023 range, white on the right.
-func codecTenBitHEIC(width: Int, height: Int) throws -> Data {
+/// Encodes a 10-bit HEIC: a horizontal grey ramp over the full 0...1023 range, white on the right,
+/// with an `nclx` colour box when `nclx` is given (primaries, transfer, matrix code points).
+func codecTenBitHEIC(width: Int, height: Int, nclx: (Int, Int, Int)? = nil) throws -> Data {
   // Loads libheif (on first use, see rt_loaders.h) and initialises it, as the codec does.
   #expect(HEIFLibrary.initialize() == nil)
   let context = try #require(heif_context_alloc())
@@ -236,7 +237,20 @@ func codecTenBitHEIC(width: Int, height: Int) throws -> Data {
       }
     }
   }
-  #expect(heif_context_encode_image(context, picture, hevc, nil, nil).code == heif_error_Ok)
+  if let (primaries, transfer, matrix) = nclx {
+    var profile = heif_color_profile_nclx()
+    profile.version = 1
+    profile.color_primaries = heif_color_primaries(UInt32(primaries))
+    profile.transfer_characteristics = heif_transfer_characteristics(UInt32(transfer))
+    profile.matrix_coefficients = heif_matrix_coefficients(UInt32(matrix))
+    profile.full_range_flag = 1
+    #expect(heif_image_set_nclx_color_profile(picture, &profile).code == heif_error_Ok)
+  }
+  // libheif leaves the nclx box out by default (an old macOS could not read it).
+  let options = try #require(heif_encoding_options_alloc())
+  defer { heif_encoding_options_free(options) }
+  options.pointee.macOS_compatibility_workaround_no_nclx_profile = 0
+  #expect(heif_context_encode_image(context, picture, hevc, options, nil).code == heif_error_Ok)
   final class Sink { var data = Data() }
   let sink = Sink()
   var writer = heif_writer(writer_api_version: 1) { _, bytes, count, user in
@@ -267,6 +281,32 @@ extension HEIFCodecTests {
       return (code * 65535 + 511) / 1023 != Int(u)
     }
     #expect(offGrid.isEmpty, "\(offGrid.sorted().prefix(5))")
+  }
+
+  /// A 10-bit HLG HEIC in BT.2020, as cameras write them, comes out tone-mapped in Display P3:
+  /// the 50 % code (scene light 1/12, 51 nits on the 1,000-nit reference display) keeps its
+  /// level, 75 % (reference white, 203 nits) sits on the shoulder, the top code is white.
+  @Test func hlgHEICIsToneMapped() throws {
+    let width = 1024
+    let data = try codecTenBitHEIC(width: width, height: 16, nclx: (9, 18, 9))
+    let decoded = try ImageDecoder().decode(data)
+    #expect(decoded.warnings.isEmpty, "\(decoded.warnings)")
+    #expect(decoded.metadata.blocks.nclx?.transferCharacteristics == 18)
+    #expect(decoded.image.colorSpace == .displayP3)
+    #expect(decoded.image.format == .rgb16)
+    func light(atCode code: Int) -> Double {
+      let x = code * (width - 1) / 1023
+      let p = decoded.image.pixel(x: x, y: 8)
+      return Double(SRGBTransfer.decode(Float(p[1]) / 65535))
+    }
+    let mid = 1000 * pow(1.0 / 12, 1.2) / HDRToneMapping.referenceWhite
+    #expect(abs(light(atCode: 512) - mid) < 0.01, "\(light(atCode: 512)), expected \(mid)")
+    // Reference white on a 1,000-nit peak: 0.8 + 0.2 × g(1) with reach (4.93 − 0.8) / 0.2.
+    let reach = (1000 / HDRToneMapping.referenceWhite - 0.8) / 0.2
+    let white = 0.8 + 0.2 * (1 + 1 / (reach * reach)) / 2
+    #expect(abs(light(atCode: 767) - white) < 0.01, "\(light(atCode: 767)), expected \(white)")
+    #expect(light(atCode: 1023) > 0.99)
+    #expect(light(atCode: 0) < 0.001)
   }
 
   @Test func tenBitHEICReducedTo8BitOnRequest() throws {
