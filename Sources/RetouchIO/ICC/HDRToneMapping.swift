@@ -35,8 +35,6 @@ package enum HDRToneMapping {
       default: return nil
       }
     }
-
-    var name: String { self == .pq ? "PQ" : "HLG" }
   }
 
   /// HDR reference (diffuse) white in nits (ITU-R BT.2408), mapped to SDR white.
@@ -52,7 +50,8 @@ package enum HDRToneMapping {
     _ image: Image, transfer: Transfer, primaries: RGBPrimaries
   ) -> Image {
     let target: ColorSpace = primaries == .sRGB ? .sRGB : .displayP3
-    let matrix = ColorSpace.linearMatrix(from: primaries, to: target).elements.map { Float($0) }
+    let m = ColorSpace.linearMatrix(from: primaries, to: target).elements.map { Float($0) }
+    let rows = (SIMD3(m[0], m[1], m[2]), SIMD3(m[3], m[4], m[5]), SIMD3(m[6], m[7], m[8]))
     let luma = lumaWeights(primaries)
     let sixteen = image.format.bitDepth == 16
     let maxCode = sixteen ? 65535 : 255
@@ -98,9 +97,7 @@ package enum HDRToneMapping {
                 }
                 rgb = curve.applied(to: rgb)
                 let mapped = SIMD3<Float>(
-                  matrix[0] * rgb.x + matrix[1] * rgb.y + matrix[2] * rgb.z,
-                  matrix[3] * rgb.x + matrix[4] * rgb.y + matrix[5] * rgb.z,
-                  matrix[6] * rgb.x + matrix[7] * rgb.y + matrix[8] * rgb.z)
+                  (rows.0 * rgb).sum(), (rows.1 * rgb).sum(), (rows.2 * rgb).sum())
                 let scale = Float(maxCode)
                 let encoded =
                   SIMD3(
