@@ -251,3 +251,66 @@ import Testing
     #expect(top[3] == 200 && top[0] == 255 && top[1] == 255 && top[2] == 255, "\(top)")
   }
 }
+
+/// PNG's `cICP` chunk (code points, PNG third edition), which HDR PNGs carry.
+@Suite struct PNGCodePointTests {
+  /// `png` with a chunk of `type` and `data` inserted right after IHDR.
+  static func inserting(_ type: String, _ data: [UInt8], into png: Data) -> Data {
+    let body = Array(type.utf8) + data
+    let length = withUnsafeBytes(of: UInt32(data.count).bigEndian, Array.init)
+    let crc = withUnsafeBytes(of: crc32(body).bigEndian, Array.init)
+    var out = png
+    out.insert(contentsOf: length + body + crc, at: 33)  // signature 8 + IHDR 25
+    return out
+  }
+
+  /// CRC-32 as PNG computes it (ISO 3309, reflected, polynomial 0xEDB88320).
+  static func crc32(_ bytes: [UInt8]) -> UInt32 {
+    var c: UInt32 = 0xFFFF_FFFF
+    for b in bytes {
+      c ^= UInt32(b)
+      for _ in 0..<8 { c = c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+    }
+    return ~c
+  }
+
+  /// A 16-bit PNG of PQ code values (100 and 203 nits grey, a 400-nit orange), written with an
+  /// sRGB `iCCP` chunk by our encoder.
+  static func pqPNG() throws -> Data {
+    let row = HDRToneMappingTests.pqRow([
+      SIMD3(repeating: 100), SIMD3(repeating: 203), SIMD3(400, 200, 100),
+    ])
+    let png = try ImageEncoder().encode(row, as: .png)
+    #expect(try ImageDecoder().readMetadata(png).metadata.blocks.iccProfile != nil)
+    return png
+  }
+
+  @Test func cICPOutranksTheProfileAndHDRIsToneMapped() throws {
+    let png = Self.inserting("cICP", [9, 16, 0, 1], into: try Self.pqPNG())
+    let header = try ImageDecoder().readMetadata(png).metadata.blocks
+    #expect(
+      header.nclx
+        == NCLXColorInfo(
+          colorPrimaries: 9, transferCharacteristics: 16, matrixCoefficients: 0, fullRange: true))
+    let decoded = try ImageDecoder().decode(png)
+    #expect(decoded.warnings.isEmpty, "\(decoded.warnings)")
+    #expect(decoded.image.colorSpace == .displayP3)
+    // The brightest light is 400 nits: 100 nits stays at 100/203 of white (below the shoulder).
+    let grey = decoded.image.pixel(x: 0, y: 0)
+    let level = HDRToneMappingTests.linear(grey[1])
+    #expect(abs(level - 100 / HDRToneMapping.referenceWhite) < 1e-3, "\(grey)")
+    #expect(abs(grey[0] - grey[2]) <= 2, "grey stays grey: \(grey)")
+  }
+
+  @Test func aCICPChunkThatIsNotRGBOrCutIsIgnored() throws {
+    let base = try Self.pqPNG()
+    for data: [UInt8] in [[9, 16, 1, 1], [9, 16, 0, 7], [9, 16, 0]] {
+      let png = Self.inserting("cICP", data, into: base)
+      #expect(try ImageDecoder().readMetadata(png).metadata.blocks.nclx == nil, "\(data)")
+      // Without usable code points the sRGB profile stands: the codes are shown as they are.
+      let decoded = try ImageDecoder().decode(png)
+      #expect(decoded.image.colorSpace == .sRGB)
+      #expect(decoded.image.hasSamePixels(as: try ImageDecoder().decode(base).image))
+    }
+  }
+}

@@ -10,6 +10,7 @@ package enum ColorConversion {
   /// Converts pixels described by `profile` (or `nclx`) into sRGB or Display P3, whichever holds
   /// the source's gamut, and tags the result.
   ///
+  /// - nclx wins over a profile (a PNG's `cICP` outranks its `iCCP`; HEIF files carry one).
   /// - No profile and no nclx: treated as sRGB; returned unchanged.
   /// - An RGB profile equal in effect to sRGB or Display P3 (same colorants within 0.002 in PCS
   ///   XYZ, and tone curves within 0.002 of the sRGB curve at nine points): pixels unchanged,
@@ -32,11 +33,12 @@ package enum ColorConversion {
   package static func toWorkingSpace(
     _ image: Image, profile: Data?, nclx: NCLXColorInfo?, warnings: inout [String]
   ) -> Image {
-    if let profile, !profile.isEmpty {
-      return convert(image, profile: profile, warnings: &warnings)
-    }
+    // Code points first: only a PNG carries both, and its cICP outranks its iCCP.
     if let nclx {
       return convert(image, nclx: nclx, warnings: &warnings)
+    }
+    if let profile, !profile.isEmpty {
+      return convert(image, profile: profile, warnings: &warnings)
     }
     var result = image
     result.colorSpace = .sRGB

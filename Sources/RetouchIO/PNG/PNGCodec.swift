@@ -9,8 +9,9 @@ import RetouchCore
 /// Decoding expands every PNG colour type to RGB or RGBA: palettes become RGB, `tRNS` becomes an
 /// alpha channel, grey is copied to R, G and B. 16-bit files stay 16-bit (native-endian) when
 /// ``DecodeOptions/keeps16Bit`` is set, otherwise they are rounded to 8 bits. Metadata comes from
-/// `iCCP` (ICC profile), `eXIf` (EXIF) and the `XML:com.adobe.xmp` text chunk (XMP). Without an
-/// `iCCP` the pixels are taken as sRGB, which is what `sRGB` chunks say and what browsers assume.
+/// `iCCP` (ICC profile), `cICP` (code points, which outrank the profile), `eXIf` (EXIF) and the
+/// `XML:com.adobe.xmp` text chunk (XMP). Without either colour chunk the pixels are taken as sRGB,
+/// which is what `sRGB` chunks say and what browsers assume.
 enum PNGCodec {
   /// The text keyword that carries an XMP packet (XMP Specification Part 3, §1.1.5).
   static let xmpKeyword = "XML:com.adobe.xmp"
@@ -54,9 +55,9 @@ enum PNGCodec {
     return try data.withDecodingBytes { buffer throws(ImageDecodingError) in
       try reader.open(buffer, source: source)
       let state = reader.state.pointee
-      return (
-        PixelSize(width: Int(state.width), height: Int(state.height)), reader.blocks(), false
-      )
+      var blocks = reader.blocks()
+      blocks.nclx = codePoints(buffer)
+      return (PixelSize(width: Int(state.width), height: Int(state.height)), blocks, false)
     }
   }
 
@@ -200,8 +201,9 @@ enum PNGCodec {
       throw ImageDecodingError(.warning, source: source, detail: "\(first).")
     }
     warnings.append(contentsOf: libpngWarnings)
-    let blocks = reader.blocks()
-    if blocks.iccProfile == nil, state.has_srgb == 0, state.has_gamma != 0,
+    var blocks = reader.blocks()
+    blocks.nclx = codePoints(buffer)
+    if blocks.iccProfile == nil, blocks.nclx == nil, state.has_srgb == 0, state.has_gamma != 0,
       abs(state.gamma - 1 / 2.2) > 0.01
     {
       warnings.append(
@@ -225,16 +227,45 @@ extension PNGCodec {
   /// The frame count an APNG's `acTL` chunk declares (it must come before the first `IDAT`),
   /// or nil for a still PNG. libpng reads an APNG as its default image and skips the frames.
   static func animationFrames(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    guard let data = chunkBeforeImageData("acTL", in: bytes), data.count >= 4 else {
+      return nil
+    }
+    return (0..<4).reduce(0) { $0 << 8 | Int(bytes[data.lowerBound + $1]) }
+  }
+
+  /// The colour a `cICP` chunk signals by code points (ITU-T H.273: primaries, transfer,
+  /// matrix, full range), or nil without a valid one. PNG (third edition) puts it before the
+  /// image data, for RGB only (matrix 0), and ranks it above `iCCP`; libpng 1.6.39 does not
+  /// know the chunk, so it is read here. HDR PNGs (PQ or HLG over BT.2020, as browsers and video
+  /// tools write them) are tone-mapped through it like HDR HEIF and AVIF.
+  static func codePoints(_ bytes: UnsafeRawBufferPointer) -> NCLXColorInfo? {
+    guard let data = chunkBeforeImageData("cICP", in: bytes), data.count == 4,
+      bytes[data.lowerBound + 2] == 0, bytes[data.lowerBound + 3] <= 1
+    else { return nil }
+    return NCLXColorInfo(
+      colorPrimaries: Int(bytes[data.lowerBound]),
+      transferCharacteristics: Int(bytes[data.lowerBound + 1]), matrixCoefficients: 0,
+      fullRange: bytes[data.lowerBound + 3] == 1)
+  }
+
+  /// The data bytes of the first chunk of `type` before the first `IDAT`, or nil (also when a
+  /// chunk's length runs past the end).
+  static func chunkBeforeImageData(_ type: String, in bytes: UnsafeRawBufferPointer)
+    -> Range<Int>?
+  {
     func uint32(_ offset: Int) -> Int {
       (0..<4).reduce(0) { $0 << 8 | Int(bytes[offset + $1]) }
     }
     var offset = 8
     while offset + 8 <= bytes.count {
       let length = uint32(offset)
-      let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
-      if type == "IDAT" { return nil }
-      if type == "acTL" { return offset + 12 <= bytes.count ? uint32(offset + 8) : nil }
-      guard length <= bytes.count - offset - 12 else { return nil }
+      let name = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
+      if name == "IDAT" { return nil }
+      guard length <= bytes.count - offset - 12 else {
+        // A cut chunk: its data is whatever is there.
+        return name == type ? (offset + 8)..<min(bytes.count, offset + 8 + length) : nil
+      }
+      if name == type { return (offset + 8)..<(offset + 8 + length) }
       offset += 12 + length
     }
     return nil
