@@ -9,7 +9,7 @@ packages=(
   pkg-config
   libjpeg62-turbo-dev   # JPEG decode/encode (libjpeg-turbo)
   libpng-dev            # PNG
-  libheif-dev           # HEIF/HEIC (libheif with libde265 decoder and x265 encoder)
+  libheif-dev           # HEIC and AVIF (libheif with libde265 and dav1d, x265 and libaom)
   libwebp-dev           # WebP (libwebp, loaded on first use)
   libtiff-dev           # TIFF decoding (libtiff, loaded on first use)
   libdeflate-dev        # Deflate for the TIFF files Retouch writes (2-3x faster than zlib)
