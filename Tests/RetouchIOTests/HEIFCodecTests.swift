@@ -145,10 +145,27 @@ func codecSmoothImage(width: Int, height: Int, format: PixelFormat) -> Image {
     #expect(ImageFormat.sniff(heic) == .heif)
     let decoded = try ImageDecoder(options: codecRawOptions()).decode(heic).image
     #expect(decoded.size == image.size)
-    #expect(decoded.format == format.withBitDepth(8))
+    // A 16-bit image is written at 10 bits and read back at 16.
+    #expect(decoded.format == format)
     // Quality 90 on a smooth image: HEVC error stays well under 2 levels on average.
     let error = ImageComparison.meanAbsoluteDifference(image, decoded)
     #expect(error < 2, "mean abs error \(error)")
+  }
+
+  /// A 16-bit ramp keeps more than 8 bits of levels through HEIC (10-bit HEVC).
+  @Test func sixteenBitImagesKeepTenBits() throws {
+    var ramp = Image(width: 1024, height: 8, format: .rgb16)
+    for (x, y) in codecAllPoints(ramp) {
+      ramp.setPixel(x: x, y: y, [x * 64, x * 64, x * 64])
+    }
+    var options = EncodeOptions()
+    options.quality = 95
+    let heic = try ImageEncoder(options: options).encode(ramp, as: .heif)
+    let raw = try HEIFCodec.decode(heic, source: "<memory>", options: codecRawOptions())
+    #expect(raw.sourceBitDepth == 10)
+    let levels = raw.image.withUnsafeBytes { Set($0.bindMemory(to: UInt16.self)) }
+    #expect(levels.count > 600, "\(levels.count) levels")
+    #expect(ImageComparison.meanAbsoluteDifference(ramp, raw.image) < 0.5)
   }
 
   @Test func chromaFullResolutionKeepsColourEdges() throws {

@@ -7,7 +7,7 @@ import RetouchCore
 extension HEIFCodec {
   /// The codec inside a HEIF file Retouch writes.
   enum Compression: Sendable {
-    /// HEVC through x265: a `.heic` file, 8 bits.
+    /// HEVC through x265: a `.heic` file, 8 or 10 bits.
     case hevc
     /// AV1 through libaom: an `.avif` file.
     case av1
@@ -31,12 +31,13 @@ extension HEIFCodec {
   /// Encodes `image` as a HEIC (HEVC, libheif's x265 encoder) or an AVIF (AV1, libaom).
   ///
   /// ``EncodeOptions/quality`` (1...100) sets the encoder's lossy quality and
-  /// ``EncodeOptions/chromaSubsampling`` its chroma format (4:2:0 or 4:4:4). Both are 8-bit:
-  /// 16-bit images are rounded (`v × 255 / 65535`). (libaom 3.6 aborts the process on 10-bit
-  /// 4:2:0 input as libheif 1.15 hands it over, so AVIF stays at 8 bits too.) Alpha, when
-  /// present, is kept as an alpha auxiliary image.
-  /// `blocks.iccProfile` becomes a `colr`/`prof` box, `blocks.exif` an `Exif` item (libheif
-  /// adds the 4-byte TIFF-header offset) and `blocks.xmp` an `application/rdf+xml` item.
+  /// ``EncodeOptions/chromaSubsampling`` its chroma format (4:2:0 or 4:4:4). A 16-bit image is
+  /// written as 10-bit HEVC (Main 10, `v × 1023 / 65535`), an 8-bit one at 8 bits. AVIF is always
+  /// 8-bit, 16-bit images rounded (`v × 255 / 65535`): libaom 3.6 aborts the process on 10-bit
+  /// input as libheif 1.15 hands it over (libheif's own `heif-enc -A -b 10` aborts the same way).
+  /// Alpha, when present, is kept as an alpha auxiliary image. `blocks.iccProfile` becomes a
+  /// `colr`/`prof` box, `blocks.exif` an `Exif` item (libheif adds the 4-byte TIFF-header offset)
+  /// and `blocks.xmp` an `application/rdf+xml` item.
   /// Costs one x265 or libaom encode, on the encoder's own threads: for 12 MP on 2 cores about
   /// 5 s as HEIC (``x265Preset``) and 2 s as AVIF (``av1Speed``).
   ///
@@ -85,7 +86,8 @@ extension HEIFCodec {
       try check(heif_encoder_set_parameter_integer(encoder, "threads", threads), "setting threads")
     }
 
-    let picture = try makeHeifImage(image)
+    let bits = compression == .hevc && image.format.bitDepth == 16 ? 10 : 8
+    let picture = try makeHeifImage(image, bits: bits)
     defer { heif_image_release(picture) }
     if let icc = blocks.iccProfile, !icc.isEmpty {
       let status = icc.withUnsafeBytes {
@@ -137,20 +139,30 @@ extension HEIFCodec {
     return output.data
   }
 
-  /// An 8-bit interleaved RGB(A) libheif image holding `image`'s pixels.
-  private static func makeHeifImage(_ image: Image) throws(ImageEncodingError) -> OpaquePointer {
+  /// An interleaved RGB(A) libheif image holding `image`'s pixels at `bits` (8, or 10 from a
+  /// 16-bit image).
+  private static func makeHeifImage(_ image: Image, bits: Int) throws(ImageEncodingError)
+    -> OpaquePointer
+  {
     let alpha = image.format.hasAlpha
+    let chroma: heif_chroma =
+      switch (alpha, bits > 8) {
+      case (false, false): heif_chroma_interleaved_RGB
+      case (true, false): heif_chroma_interleaved_RGBA
+      case (false, true): heif_chroma_interleaved_RRGGBB_LE
+      case (true, true): heif_chroma_interleaved_RRGGBBAA_LE
+      }
     var picture: OpaquePointer?
     let created = heif_image_create(
-      Int32(clamping: image.width), Int32(clamping: image.height), heif_colorspace_RGB,
-      alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, &picture)
+      Int32(clamping: image.width), Int32(clamping: image.height), heif_colorspace_RGB, chroma,
+      &picture)
     guard HEIFLibrary.succeeded(created), let picture else {
       throw ImageEncodingError(
         .encoderFailed, detail: "libheif, creating the image: \(HEIFLibrary.message(of: created)).")
     }
     let added = heif_image_add_plane(
       picture, heif_channel_interleaved, Int32(clamping: image.width),
-      Int32(clamping: image.height), 8)
+      Int32(clamping: image.height), Int32(bits))
     var stride: Int32 = 0
     guard HEIFLibrary.succeeded(added),
       let plane = heif_image_get_plane(picture, heif_channel_interleaved, &stride)
@@ -169,10 +181,19 @@ extension HEIFCodec {
         if image.format.bitDepth == 8 {
           out.update(
             from: source.assumingMemoryBound(to: UInt8.self) + y * components, count: components)
-        } else {
-          let row = source.assumingMemoryBound(to: UInt16.self) + y * components
+          continue
+        }
+        let row = source.assumingMemoryBound(to: UInt16.self) + y * components
+        if bits == 8 {
           for i in 0..<components {
             out[i] = UInt8((UInt32(row[i]) * 255 + 32767) / 65535)
+          }
+        } else {
+          // 10-bit samples in the low bits of little-endian UInt16s, as libheif reads them.
+          let wide = UnsafeMutableRawPointer(out)
+          for i in 0..<components {
+            let v = UInt16((UInt32(row[i]) * 1023 + 32767) / 65535)
+            wide.storeBytes(of: v.littleEndian, toByteOffset: i * 2, as: UInt16.self)
           }
         }
       }
