@@ -88,6 +88,9 @@ struct InfoReport: Codable {
   var displayHeight: Int?
   var colorProfile: String?
   var iccProfileBytes: Int?
+  /// True when code points (a PNG's cICP) name the colour, so the ICC profile beside them is not
+  /// used; absent otherwise.
+  var iccProfileIgnored: Bool?
   var cameraMake: String?
   var cameraModel: String?
   var lensModel: String?
@@ -137,6 +140,7 @@ struct InfoReport: Codable {
     }
     colorProfile = m.colorProfile?.description ?? m.colorProfile?.nclx?.description
     iccProfileBytes = m.blocks.iccProfile?.count
+    if m.blocks.nclx != nil && m.blocks.iccProfile != nil { iccProfileIgnored = true }
     cameraMake = m.cameraMake
     cameraModel = m.cameraModel
     lensModel = m.lensModel
@@ -179,7 +183,13 @@ struct InfoReport: Codable {
     rows.append(
       (
         "color",
-        colorProfile.map { p in iccProfileBytes.map { "\(p) (ICC, \(Self.byteString($0)))" } ?? p }
+        colorProfile.map { p in
+          iccProfileBytes.map { bytes in
+            iccProfileIgnored == true
+              ? "\(p) (code points; an ICC profile of \(Self.byteString(bytes)) is not used)"
+              : "\(p) (ICC, \(Self.byteString(bytes)))"
+          } ?? p
+        }
           ?? "none declared (sRGB assumed)"
       ))
     let camera = [cameraMake, cameraModel].compactMap { $0 }.joined(separator: " ")

@@ -287,7 +287,10 @@ import Testing
 
   @Test func cICPOutranksTheProfileAndHDRIsToneMapped() throws {
     let png = Self.inserting("cICP", [9, 16, 0, 1], into: try Self.pqPNG())
-    let header = try ImageDecoder().readMetadata(png).metadata.blocks
+    let metadata = try ImageDecoder().readMetadata(png).metadata
+    // The code points name the colour, not the sRGB profile they outrank.
+    #expect(metadata.colorProfile?.description == "BT.2100 PQ")
+    let header = metadata.blocks
     #expect(
       header.nclx
         == NCLXColorInfo(

@@ -29,10 +29,12 @@ extension PhotoMetadata {
       applyXMPFallbacks(XMPPacket(xmp), useOrientation: !hasEXIFOrientation, warnings: &warnings)
     }
     if let icc = blocks.iccProfile, !icc.isEmpty {
-      let description = ICCDescription.read(icc)
+      var description = ICCDescription.read(icc)
       if description == nil {
         warnings.append("ICC profile (\(icc.count) bytes) has no readable description.")
       }
+      // Code points outrank a profile (a PNG's cICP over its iCCP): they name the colour.
+      if let nclx = blocks.nclx { description = ICCDescription.name(for: nclx) }
       colorProfile = ColorProfileInfo(description: description, iccProfile: icc, nclx: blocks.nclx)
     } else if let nclx = blocks.nclx {
       colorProfile = ColorProfileInfo(description: ICCDescription.name(for: nclx), nclx: nclx)
