@@ -67,6 +67,7 @@ package enum HDRToneMapping {
     let brightest = light[image.maxColourCode()]
     let peak = hlg ? hlgGain * Float(pow(Double(brightest), 1.2)) : brightest
     let curve = Shoulder(peak: peak)
+    let scale = Float(maxCode)
     image.withUnsafeBytes { source in
       out.withUnsafeMutableBytes { destination in
         let s = SendableRawPointer(source.baseAddress!)
@@ -98,7 +99,6 @@ package enum HDRToneMapping {
                 rgb = curve.applied(to: rgb)
                 let mapped = SIMD3<Float>(
                   (rows.0 * rgb).sum(), (rows.1 * rgb).sum(), (rows.2 * rgb).sum())
-                let scale = Float(maxCode)
                 let encoded =
                   SIMD3(
                     SRGBTables.encodeClamped(mapped.x, table: e),

@@ -248,8 +248,9 @@ extension PNGCodec {
       fullRange: bytes[data.lowerBound + 3] == 1)
   }
 
-  /// The data bytes of the first chunk of `type` before the first `IDAT`, or nil (also when a
-  /// chunk's length runs past the end).
+  /// The data bytes of the first chunk of `type` before the first `IDAT`, or nil. A chunk whose
+  /// length runs past the end of the file ends the walk: when it is the one asked for, the bytes
+  /// that are there are returned (callers check the length they need), otherwise nil.
   static func chunkBeforeImageData(_ type: String, in bytes: UnsafeRawBufferPointer)
     -> Range<Int>?
   {
