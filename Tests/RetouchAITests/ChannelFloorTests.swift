@@ -95,8 +95,9 @@ struct ChannelFloorTests {
   /// The harness's mildest lift (`0.08 + 0.92·x`) on camera photos with black in them puts the
   /// darkest percent at L* 7–11, under or at the start of where the lifted-blacks ramp started
   /// (L* 10–22), and both of these kept the whole lift. Their floors read the lift (every
-  /// channel raised), so most of it is taken off (all of it: Black Point 0.08 / 0.25 = 0.32),
-  /// while the photos themselves are left alone.
+  /// channel raised), so most of it is taken off (all of it: Black Point 0.08 / 0.25 = 0.32;
+  /// up to 0.36 where a photo's own blackest pixels sat a few codes over black and the lift's
+  /// sharp floor makes the fix whole), while the photos themselves are left alone.
   @Test func mildLiftIsTakenOff() throws {
     for id in ["g77", "g74"] {
       let photo = try AnalysisFixtures.decode(id).image
@@ -107,7 +108,9 @@ struct ChannelFloorTests {
       #expect(p1 < 12, "\(id): \(p1)")
       let config = try #require(engine.topSuggestion(for: lifted), "\(id)")
       let blackPoint = config.value(of: .blackPoint)
-      #expect(blackPoint >= 0.7 * 0.32 && blackPoint <= 0.32 + 0.02, "\(id): \(config)")
+      #expect(blackPoint >= 0.7 * 0.32 && blackPoint <= 0.32 + 0.05, "\(id): \(config)")
+      let (before, after) = AnalysisFixtures.difference(of: lifted, from: photo, fixedBy: config)
+      #expect(after < 0.2 * before, "\(id): ΔE*ab \(before) → \(after)")
     }
   }
 

@@ -9,24 +9,32 @@ import Testing
 
 /// A lifted black level (`b + (1 − b)·v` in the display values) moves every pixel whose
 /// darkest channel was black to one code and leaves nothing under it: the pile is read as the
-/// lift (``ExposureAnalysis/liftedBlack``), and Punch's fix removes it.
-@Suite("Lifted black level: read from its pile and removed")
+/// lift (``ExposureAnalysis/liftedBlack``); a sharp floor far above black, where the photo's
+/// shadows only approached it, proves one too (``ExposureAnalysis/raisedFloor``). Punch's fix
+/// removes it.
+@Suite("Lifted black level: read from its pile or its floor, and removed")
 struct LiftedBlackTests {
   let engine = SuggestionEngine()
 
-  /// Darkest-channel histogram: `pile` of the pixels at `code`, `density` per code over the
-  /// 60 codes above it, the rest at code 150.
-  static func floors(code: Int, pile: Double, density: Double, total: Int = 100_000) -> [Int] {
+  /// Darkest-channel histogram: `pile` of the pixels spread evenly over `width` codes from
+  /// `code` up, `density` per code over the 60 codes above them, the rest at code 150.
+  static func floors(
+    code: Int, pile: Double, width: Int = 1, density: Double, total: Int = 100_000
+  ) -> [Int] {
     var h = [Int](repeating: 0, count: 256)
-    h[code] = Int(pile * Double(total))
-    for i in (code + 1)...(code + 60) { h[i] = Int(density * Double(total)) }
+    for i in code..<(code + width) { h[i] = Int(pile / Double(width) * Double(total)) }
+    for i in (code + width)..<(code + width + 60) { h[i] = Int(density * Double(total)) }
     h[150] += total - h.reduce(0, +)
     return h
   }
 
-  static func lifted(_ floors: [Int], total: Int) -> Double {
-    let bottom = ExposureMeasurement.blackBottomCode(floors, total: total)
-    return ExposureMeasurement.liftedBlack(floors, bottom: bottom, total: total)
+  /// `measure` (``ExposureMeasurement/liftedBlack(_:bottom:total:)`` by default) of `floors`
+  /// at their bottom.
+  static func lifted(
+    _ floors: [Int], total: Int,
+    by measure: ([Int], Int, Int) -> Double = ExposureMeasurement.liftedBlack
+  ) -> Double {
+    measure(floors, ExposureMeasurement.blackBottomCode(floors, total: total), total)
   }
 
   @Test func pileAtTheFloorAgainstTheDensityAboveIt() {
@@ -42,6 +50,47 @@ struct LiftedBlackTests {
     // Blacks at 0 are not lifted.
     let black = Self.floors(code: 0, pile: 0.05, density: 0.001)
     #expect(Self.lifted(black, total: total) == 0)
+  }
+
+  /// Shadows that only approached black leave no pile when lifted, but a sharp floor: much of
+  /// the frame within five codes of a bottom far above black. That reads as a raised black
+  /// level from 3.5 % there (code 20 and up); a scene's own raised floor, approached gradually,
+  /// holds less there (a storm at dusk 1.1 %, a sea of clouds under the sun 1.4 %), and a
+  /// floor near black is no lift however much stands on it.
+  @Test func sharpFloorFarAboveBlackIsALift() {
+    let total = 100_000
+    let raised = { Self.lifted($0, total: total, by: ExposureMeasurement.raisedFloor) }
+    let lifted = Self.floors(code: 20, pile: 0.05, width: 5, density: 0.01)
+    #expect(ExposureMeasurement.blackBottomCode(lifted, total: total) == 20)
+    #expect(raised(lifted) == 1)
+    #expect(Self.lifted(lifted, total: total) == 0, "no pile: the level is not read from it")
+    #expect(raised(Self.floors(code: 20, pile: 0.014, width: 5, density: 0.006)) == 0)
+    #expect(raised(Self.floors(code: 8, pile: 0.05, width: 5, density: 0.01)) == 0)
+    let between = raised(Self.floors(code: 17, pile: 0.03, width: 5, density: 0.01))
+    #expect(between > 0.1 && between < 0.9, "\(between)")
+  }
+
+  /// Photos whose shadows approach black without clipping (a night city under a tower's
+  /// lights, fruit on a dark cloth, a couple in sunglasses, a flash photo of a man holding a
+  /// baby): lifted by the harness's mild 0.08, their blacks leave no pile, and the copies were
+  /// left lifted (`retouch auto`: "already good"). The sharp floor now proves the lift, and
+  /// the top suggestion takes most of it off: what the floor shows over a clean photo's
+  /// (``ToneFit/blackLevelRemoval(_:strength:)``), which leaves the part of the lift a photo
+  /// with black in it had under that (ΔE*ab 7.6 → 2.7 on the night city, 5.9 → 2.0 on the
+  /// couple).
+  @Test(arguments: ["g34", "d25", "g48", "g64"])
+  func liftWithoutAPileIsReadAtItsFloor(id: String) throws {
+    let photo = try AnalysisFixtures.decode(id).image
+    #expect((engine.analysis(of: photo).exposure.raisedFloor ?? 1) == 0, "\(id)")
+    let copy = AnalysisFixtures.mapped(photo) { _, v in 0.08 + 0.92 * v }
+    let exposure = engine.analysis(of: copy).exposure
+    #expect((exposure.liftedBlack ?? 0) < 0.04, "\(id): read from a pile")
+    #expect(try #require(exposure.raisedFloor) > 0.9, "\(id)")
+    let config = try #require(engine.topSuggestion(for: copy), "\(id)")
+    let blackPoint = config.value(of: .blackPoint)
+    #expect(blackPoint > 0.2 && blackPoint <= 0.32 + 0.02, "\(id): \(config)")
+    let (before, after) = AnalysisFixtures.difference(of: copy, from: photo, fixedBy: config)
+    #expect(after < 0.4 * before, "\(id): ΔE*ab \(before) → \(after)")
   }
 
   /// A Lanczos copy rings under the pile: a few pixels up to 7 codes below it put the bottom

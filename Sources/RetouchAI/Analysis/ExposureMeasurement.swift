@@ -582,7 +582,8 @@ enum ExposureMeasurement {
       crushedBlack: crush,
       missingWhiteEV: missingWhite,
       liftedBlack: liftedBlack(stats.floorHistogram, bottom: bottom, total: stats.pixelCount),
-      blackBottom: Double(bottom) / 255, clippedColourShare: colourClip)
+      blackBottom: Double(bottom) / 255, clippedColourShare: colourClip,
+      raisedFloor: raisedFloor(stats.floorHistogram, bottom: bottom, total: stats.pixelCount))
     return (exposure, intent, blue)
   }
 
@@ -1046,7 +1047,8 @@ enum ExposureMeasurement {
   /// within ``liftPileReach`` above the bottom, and counts only when what lies under it is at
   /// most a third of it. On the 85 shared photos at 512 px, lifted by 0.08 and by 0.16 and
   /// shrunk with Lanczos, 18 and 21 lifts are read (6 and 7 at the bottom alone), box-averaged
-  /// 23 and 25 (19 and 25); the untouched photos read none either way.
+  /// 23 and 25 (19 and 25); the untouched photos read none either way. Without a pile, the
+  /// floor's edge may still show that there is a lift (``raisedFloor(_:bottom:total:)``).
   static func liftedBlack(_ floors: [Int], bottom: Int, total: Int) -> Double {
     guard bottom >= 3, bottom + liftPileReach + 12 < floors.count, total > 0 else { return 0 }
     var code = bottom
@@ -1062,6 +1064,47 @@ enum ExposureMeasurement {
     let picture = share(of: floors, from: code + 2, through: floors.count - 1, total: total)
     return Double(code) / 255
       * smoothstep(liftPileRatio.lowerBound, liftPileRatio.upperBound, ratio)
+      * smoothstep(liftedPicture.lowerBound, liftedPicture.upperBound, picture)
+  }
+
+  /// The darkest channel's bottom code (``blackBottomCode(_:total:)``) from which a floor
+  /// holding much of the frame reads as a raised black level (``raisedFloor(_:bottom:total:)``),
+  /// fading in to the upper end.
+  static let liftEdgeBottom = 14.0...20.0
+  /// The share of the frame whose darkest channel lies within ``liftEdgeWidth`` codes of the
+  /// bottom over which that floor reads as a raised black level, fading in to the upper end.
+  static let liftEdgeShare = 0.02...0.035
+  /// How many codes from the bottom up count as the floor's edge.
+  static let liftEdgeWidth = 5
+
+  /// How surely the darkest channel's floor is a raised black level where no pile shows it
+  /// (0...1, ``ExposureAnalysis/raisedFloor``): a bottom well above black
+  /// (``liftEdgeBottom``) on which much of the frame stands (``liftEdgeShare``), with picture
+  /// above it (``liftedPicture``).
+  ///
+  /// A lift `b + (1 − b)·v` moves the photo's deep shadows (its darkest channel at codes 0–4)
+  /// to the five codes above `b`, and leaves nothing under them. A photo whose blacks were
+  /// clipped piles them on one code, which ``liftedBlack(_:bottom:total:)`` reads; one whose
+  /// shadows only approach black (most photos) leaves no pile, but a floor with a sharp edge.
+  /// A scene's own raised floor (fog, a storm, a pale frame) is approached gradually, so few
+  /// pixels lie near it. Measured at 512 px (box-averaged), the darkest channel's five codes
+  /// from the bottom hold 1.1–1.7 % of the frame in the two shared photos (of 85) whose bottom
+  /// is at code 14 or more (a storm at dusk, a sea of clouds under the sun) and in their
+  /// harness copies with casts or overexposure; none of the other copies of the 70 photos
+  /// outside `dev` reaches code 14 with 0.3 % there. The harness's mildest lift (0.08, code
+  /// 20) puts 2–98 % of the frame there, over 3.5 % on 40 of the 70.
+  ///
+  /// The bottom is the lift plus the photo's own darkest level, which a photo without black
+  /// keeps a few codes over 0, so it proves a lift but does not size it: taken as the level,
+  /// a lifted photo whose blackest pixels had been at code 8 lost 7 codes of its shadows.
+  /// ``ToneFit/blackLevelRemoval(_:strength:)`` sizes the fix.
+  static func raisedFloor(_ floors: [Int], bottom: Int, total: Int) -> Double {
+    guard floors.count == 256, total > 0, bottom + liftEdgeWidth < floors.count else { return 0 }
+    let edge = share(of: floors, from: bottom, through: bottom + liftEdgeWidth - 1, total: total)
+    let picture = share(
+      of: floors, from: bottom + liftEdgeWidth, through: floors.count - 1, total: total)
+    return smoothstep(liftEdgeBottom.lowerBound, liftEdgeBottom.upperBound, Double(bottom))
+      * smoothstep(liftEdgeShare.lowerBound, liftEdgeShare.upperBound, edge)
       * smoothstep(liftedPicture.lowerBound, liftedPicture.upperBound, picture)
   }
 

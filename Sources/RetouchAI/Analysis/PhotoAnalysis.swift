@@ -359,6 +359,12 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
   /// The encoded level (0...1) under which only 0.02 % of the photo has its darkest channel:
   /// where a lift has put the photo's black. Nil in analyses made before it was measured.
   public var blackBottom: Double?
+  /// How surely (0...1) the darkest channel's floor is a raised black level that left no pile:
+  /// the bottom (``blackBottom``) at code 14–20 and up with 2–3.5 % of the frame and more
+  /// within five codes of it, where a lift puts shadows that only approached black. Says
+  /// that there is a lift, not how much (the bottom also holds the photo's own darkest level).
+  /// Nil in analyses made before it was measured.
+  public var raisedFloor: Double?
   /// Share of pixels (0...1) with exactly two channels at or above 253/255 and the third
   /// under 200/255: a bright colour (skin, sand, foliage, sky) pushed through white. Nil in
   /// analyses made before it was measured.
@@ -370,9 +376,10 @@ public struct ExposureAnalysis: Sendable, Hashable, Codable {
     subjectLuminance: Double, sceneEV100: Double?, isDarkOnPurpose: Bool, suggestedEV: Double,
     meanLuma: Double = 0, blownShare: Double? = nil, channelFloor: Double? = nil,
     crushedBlack: Double? = nil, missingWhiteEV: Double? = nil, liftedBlack: Double? = nil,
-    blackBottom: Double? = nil, clippedColourShare: Double? = nil
+    blackBottom: Double? = nil, clippedColourShare: Double? = nil, raisedFloor: Double? = nil
   ) {
     self.blackBottom = blackBottom
+    self.raisedFloor = raisedFloor
     self.clippedColourShare = clippedColourShare
     self.liftedBlack = liftedBlack
     self.missingWhiteEV = missingWhiteEV

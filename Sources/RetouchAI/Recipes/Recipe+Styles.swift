@@ -62,13 +62,16 @@ extension Recipe {
     // 61 → 44 % on 59 photos outside it, no other family worse by more than 2 points; of
     // those 59 good photos two more are edited (a magazine page photographed, a flash-lit
     // party with grey blacks: both given deeper blacks).
-    // The photo's blacks piled on one raised code (``ExposureAnalysis/liftedBlack``) prove a
+    // The photo's blacks piled on one raised code (``ExposureAnalysis/liftedBlack``), or much
+    // of the frame on a floor far above black (``ExposureAnalysis/raisedFloor``), prove a
     // lift whatever the darkest percent reads: a lifted night frame, a mild lift of a photo
-    // with true black in it (its darkest percent at L* 6.3, where the ramp barely starts).
+    // with true black or deep shadows in it (its darkest percent at L* 6.3, where the ramp
+    // barely starts).
     let lifted = max(
       Sizing.ramp(p1, from: 6, to: 16) * (1 - Sizing.ramp(p1, from: 28, to: 38))
         * (1 - a.brightDominated) * a.greyFloor(from: 2.5, to: 5.5),
-      Sizing.ramp(a.exposure.liftedBlack ?? 0, from: 0.02, to: 0.06))
+      Sizing.ramp(a.exposure.liftedBlack ?? 0, from: 0.02, to: 0.06),
+      a.exposure.raisedFloor ?? 0)
     // The fix is exact levels (Black Point) at the level the photo's blackest pixels read, and
     // takes 70 % of it where the lift reads weakest: all of it took a good photo whose blackest
     // pixels sit at code 12 to code 0 (one more of 59 photos outside `dev` edited, ΔE2000 3.0).
