@@ -1090,8 +1090,9 @@ enum ExposureMeasurement {
   /// pixels lie near it. Measured at 512 px (box-averaged), the darkest channel's five codes
   /// from the bottom hold 1.1–1.7 % of the frame in the two shared photos (of 85) whose bottom
   /// is at code 14 or more (a storm at dusk, a sea of clouds under the sun) and in their
-  /// harness copies with casts or overexposure; none of the other copies of the 70 photos
-  /// outside `dev` reaches code 14 with 0.3 % there. The harness's mildest lift (0.08, code
+  /// harness copies with casts or overexposure; no other copy of the 70 photos outside `dev`,
+  /// lifted and hazed ones aside (a haze is a veil, which Punch takes first), reaches code 14
+  /// with 0.3 % there. The harness's mildest lift (0.08, code
   /// 20) puts 2–98 % of the frame there, over 3.5 % on 40 of the 70.
   ///
   /// The bottom is the lift plus the photo's own darkest level, which a photo without black
