@@ -126,7 +126,7 @@ extension PhotoLibrary {
     do {
       let data = try ImageDecoder.readFile(file)
       let header = try ImageDecoder().readMetadata(data, source: file.lastPathComponent)
-      guard [.jpeg, .png, .heif, .avif, .webp, .tiff].contains(header.format) else {
+      guard header.format.isDecoded else {
         return .failure(
           "\(file.lastPathComponent): \(header.format) photos are not kept in a library; "
             + "use JPEG, PNG, HEIC, AVIF, WebP or TIFF."

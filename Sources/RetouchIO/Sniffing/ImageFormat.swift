@@ -20,6 +20,16 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable, Cust
     }
   }
 
+  /// Whether ``ImageDecoder`` decodes the format (GIF and BMP are recognised, not decoded).
+  /// Callers that take photos in (a library import, an upload) check this rather than keep
+  /// their own list.
+  public var isDecoded: Bool {
+    switch self {
+    case .jpeg, .png, .heif, .avif, .tiff, .webp: true
+    case .gif, .bmp: false
+    }
+  }
+
   /// The usual file extension (without the dot).
   public var fileExtension: String {
     switch self {

@@ -112,9 +112,7 @@ public actor LibraryBackend: WebBackend {
   }
 
   public func importAsset(fileName: String, data: Data) async throws(WebError) -> AssetSummary {
-    guard let format = ImageFormat.sniff(data.prefix(32)),
-      [.jpeg, .png, .heif, .avif, .webp, .tiff].contains(format)
-    else {
+    guard let format = ImageFormat.sniff(data.prefix(32)), format.isDecoded else {
       let start = ImageFormat.leadingHex(data.prefix(8), count: 8)
       throw WebError(
         .unsupportedMedia, source: fileName,
