@@ -225,10 +225,17 @@ enum IOBench {
         print("output \(name): \(size / 1024) KB")
       }
     }
-    for (ours, theirs) in [
-      ("JPEG → AVIF (retouch convert)", "JPEG → AVIF (avifenc)"),
-      ("JPEG → AVIF (retouch convert)", "JPEG → AVIF (vips copy)"),
-    ] {
+    printRatios(
+      results,
+      [
+        ("JPEG → AVIF (retouch convert)", "JPEG → AVIF (avifenc)"),
+        ("JPEG → AVIF (retouch convert)", "JPEG → AVIF (vips copy)"),
+      ])
+  }
+
+  /// Prints `ours / theirs = r×` (ratio of medians) for each pair whose cases both ran.
+  static func printRatios(_ results: [BenchResult], _ pairs: [(ours: String, theirs: String)]) {
+    for (ours, theirs) in pairs {
       if let a = results.first(where: { $0.name == ours }),
         let b = results.first(where: { $0.name == theirs })
       {
@@ -346,16 +353,12 @@ enum IOBench {
       note:
         "threads: Retouch 1 (libwebp's, plus colour management and metadata), dwebp and cwebp 1; "
         + "the tools' figures are their own timers (millisecond steps) around the library call.")
-    for (ours, theirs) in [
-      ("WebP decode, in memory", "dwebp (decode time it reports)"),
-      ("WebP encode q90, in memory", "cwebp -q 90 (encode time it reports)"),
-    ] {
-      if let a = results.first(where: { $0.name == ours }),
-        let b = results.first(where: { $0.name == theirs })
-      {
-        print(String(format: "%@ / %@ = %.2f×", ours, theirs, a.samples.median / b.samples.median))
-      }
-    }
+    printRatios(
+      results,
+      [
+        ("WebP decode, in memory", "dwebp (decode time it reports)"),
+        ("WebP encode q90, in memory", "cwebp -q 90 (encode time it reports)"),
+      ])
   }
 
   /// The seconds a tool printed after `label` in the file at `path`.
