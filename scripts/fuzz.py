@@ -3,8 +3,8 @@
 """Feeds damaged photos to the retouch command line and reports any crash or hang.
 
 Bad input must end in a typed error (exit codes 64-78), never a signal, a trap or a hang.
-This makes small copies of the bundled sample photos (JPEG, PNG, HEIC, each also as WebP and
-TIFF, and the TIFF fixtures of the tests, which come from other writers),
+This makes small copies of the bundled sample photos (JPEG, PNG, HEIC, each also as WebP, TIFF
+and AVIF, and the TIFF fixtures of the tests, which come from other writers),
 damages them in seeded ways (flipped bits, random bytes, truncation, overwritten runs, extreme
 header values) and runs `retouch info --analysis`, `retouch convert` and `retouch apply` on
 each. A file that crashes or hangs a command is kept in the output folder under CRASH… or

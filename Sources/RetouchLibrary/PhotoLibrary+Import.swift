@@ -34,25 +34,25 @@ public struct ImportResult: Sendable {
 }
 
 extension PhotoLibrary {
-  /// The file extensions a folder import picks up (files given by name are always tried).
-  public static let importableExtensions: Set<String> = [
-    "jpg", "jpeg", "jpe", "png", "heic", "heif", "hif", "avif", "webp", "tif", "tiff",
-  ]
+  /// The file extensions a folder import picks up (files given by name are always tried):
+  /// those of every format the decoder reads.
+  public static var importableExtensions: Set<String> { ImageFormat.decodedFileExtensions }
 
   /// How many files one import transaction takes: the write lock is held while their originals
   /// are copied and synced, so other writers wait at most about this many file copies.
   static let importChunkSize = 64
 
-  /// Imports photos from files and folders (folders recursively, JPEG/PNG/HEIC by extension,
+  /// Imports photos from files and folders (folders recursively, by ``importableExtensions``,
   /// in path order).
   ///
   /// Each file is read once: its SHA-256 names the original, and only its header and metadata
   /// are parsed (capture date, camera, pixel size, orientation, GPS); no pixels are decoded and
   /// no thumbnails are made (see ``thumbnailURL(for:maxDimension:)``). A file whose content is
-  /// already in the library is reported as a duplicate; a file that cannot be read, is not a
-  /// JPEG/PNG/HEIC or has a broken header is reported as a failure and skipped, and the rest go
-  /// in. Originals are copied through a synced temporary file, renamed, made read-only, and
-  /// recorded in the database in transactions of ``importChunkSize`` files.
+  /// already in the library is reported as a duplicate; a file that cannot be read, is not in a
+  /// format the decoder reads (``ImageFormat/isDecoded``) or has a broken header is reported as
+  /// a failure and skipped, and the rest go in. Originals are copied through a synced temporary
+  /// file, renamed, made read-only, and recorded in the database in transactions of
+  /// ``importChunkSize`` files.
   ///
   /// - Parameter progress: called after each file, on the calling thread, without the library's
   ///   lock held.

@@ -41,10 +41,11 @@ enum AutoCommand: Subcommand {
       nothing (with --always-write: writes the photo unedited); a screenshot, page or drawing
       is never corrected and is left as it is the same way. Without -o it only prints the
       chosen edit as JSON. Never crops or rotates. The original is never modified.
-      A folder is edited photo by photo (JPEG, PNG, HEIC and WebP files, by name): each edited photo
-      is written into OUT under its own name (with FMT's extension when --format is given),
-      each edit is printed and saved into the --save-config folder as NAME.json, and a count
-      closes the run. A photo that cannot be read is reported and the rest still edited.
+      A folder is edited photo by photo (JPEG, PNG, HEIC, AVIF, WebP and TIFF files, by name):
+      each edited photo is written into OUT under its own name (with FMT's extension when
+      --format is given), each edit is printed and saved into the --save-config folder as
+      NAME.json, and a count closes the run. A photo that cannot be read is reported and the
+      rest still edited.
       Examples:
         retouch auto IMG.jpg -o IMG-auto.jpg
         retouch auto IMG.jpg            # show the edit it would make

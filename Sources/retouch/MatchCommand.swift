@@ -26,9 +26,9 @@ enum MatchCommand: Subcommand {
       Examples:
         retouch match IMG.jpg --reference look.jpg -o matched.jpg
         retouch match shoot/ --reference a.jpg --reference b.jpg -o matched/
-      A folder is matched photo by photo (JPEG, PNG, HEIC and WebP files, by name); each output keeps
-      its file name and format. A photo that already matches is written unchanged, with a note.
-      The originals are never modified.
+      A folder is matched photo by photo (JPEG, PNG, HEIC, AVIF, WebP and TIFF files, by name);
+      each output keeps its file name and format. A photo that already matches is written
+      unchanged, with a note. The originals are never modified.
       """)
 
   static func run(_ arguments: ParsedArguments) throws(CLIError) -> Int32 {

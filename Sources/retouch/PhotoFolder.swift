@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import RetouchIO
 
 /// A folder of photos that a command (`match`, `auto`) works through one photo at a time.
 struct PhotoFolder {
-  /// File extensions a folder run picks up.
-  static let photoExtensions: Set<String> = [
-    "jpg", "jpeg", "png", "heic", "heif", "avif", "webp", "tif", "tiff",
-  ]
+  /// File extensions a folder run picks up: those of every format the decoder reads.
+  static var photoExtensions: Set<String> { ImageFormat.decodedFileExtensions }
 
   /// The folder.
   let url: URL
-  /// Its photos (JPEG, PNG, HEIC and WebP files, not hidden), by name.
+  /// Its photos (files with one of ``photoExtensions``, not hidden), by name.
   let photos: [URL]
 
   /// The folder at `url`, or nil when `url` is a file; a missing path is an error.

@@ -32,4 +32,18 @@ import Testing
     let error = #expect(throws: ImageDecodingError.self) { try ImageDecoder().decode(data) }
     #expect(error?.kind == .unsupportedFormat, "\(String(describing: error))")
   }
+
+  /// A folder run and a folder import look for the extensions of exactly the decoded formats,
+  /// each format listing its usual extension first.
+  @Test func decodedFileExtensionsAreThoseOfTheDecodedFormats() {
+    for format in ImageFormat.allCases {
+      #expect(format.fileExtensions.first == format.fileExtension)
+      for ext in format.fileExtensions {
+        #expect(ImageFormat.decodedFileExtensions.contains(ext) == format.isDecoded, "\(ext)")
+      }
+    }
+    #expect(
+      ImageFormat.decodedFileExtensions
+        == ["jpg", "jpeg", "jpe", "png", "heic", "heif", "hif", "avif", "webp", "tif", "tiff"])
+  }
 }

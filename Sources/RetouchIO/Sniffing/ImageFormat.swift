@@ -30,6 +30,26 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable, Cust
     }
   }
 
+  /// Every file extension a photo in the format goes by (lower case, without the dot), the
+  /// usual one (``fileExtension``) first.
+  public var fileExtensions: [String] {
+    switch self {
+    case .jpeg: ["jpg", "jpeg", "jpe"]
+    case .png: ["png"]
+    case .heif: ["heic", "heif", "hif"]
+    case .avif: ["avif"]
+    case .tiff: ["tif", "tiff"]
+    case .webp: ["webp"]
+    case .gif: ["gif"]
+    case .bmp: ["bmp"]
+    }
+  }
+
+  /// The extensions of every format the decoder reads (``isDecoded``): what a folder of photos
+  /// is searched for. A file is still judged by its first bytes once opened.
+  public static let decodedFileExtensions: Set<String> = Set(
+    allCases.filter(\.isDecoded).flatMap(\.fileExtensions))
+
   /// The usual file extension (without the dot).
   public var fileExtension: String {
     switch self {
