@@ -5,12 +5,9 @@ import RetouchIO
 
 /// A folder of photos that a command (`match`, `auto`) works through one photo at a time.
 struct PhotoFolder {
-  /// File extensions a folder run picks up: those of every format the decoder reads.
-  static var photoExtensions: Set<String> { ImageFormat.decodedFileExtensions }
-
   /// The folder.
   let url: URL
-  /// Its photos (files with one of ``photoExtensions``, not hidden), by name.
+  /// Its photos (files in a format the decoder reads, by extension, not hidden), by name.
   let photos: [URL]
 
   /// The folder at `url`, or nil when `url` is a file; a missing path is an error.
@@ -31,7 +28,8 @@ struct PhotoFolder {
         message: "\(url.lastPathComponent): unreadable folder: \(error.localizedDescription)")
     }
     let photos = names.filter {
-      !$0.hasPrefix(".") && photoExtensions.contains(($0 as NSString).pathExtension.lowercased())
+      !$0.hasPrefix(".")
+        && ImageFormat.decodedFileExtensions.contains(($0 as NSString).pathExtension.lowercased())
     }.sorted().map { url.appendingPathComponent($0) }
     return PhotoFolder(url: url, photos: photos)
   }

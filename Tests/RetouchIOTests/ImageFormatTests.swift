@@ -34,10 +34,13 @@ import Testing
   }
 
   /// A folder run and a folder import look for the extensions of exactly the decoded formats,
-  /// each format listing its usual extension first.
+  /// and a written photo is named by its format's usual one.
   @Test func decodedFileExtensionsAreThoseOfTheDecodedFormats() {
+    #expect(
+      ImageFormat.allCases.map(\.fileExtension) == [
+        "jpg", "png", "heic", "avif", "tif", "webp", "gif", "bmp",
+      ])
     for format in ImageFormat.allCases {
-      #expect(format.fileExtensions.first == format.fileExtension)
       for ext in format.fileExtensions {
         #expect(ImageFormat.decodedFileExtensions.contains(ext) == format.isDecoded, "\(ext)")
       }

@@ -31,7 +31,7 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable, Cust
   }
 
   /// Every file extension a photo in the format goes by (lower case, without the dot), the
-  /// usual one (``fileExtension``) first.
+  /// usual one first.
   public var fileExtensions: [String] {
     switch self {
     case .jpeg: ["jpg", "jpeg", "jpe"]
@@ -50,15 +50,8 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable, Cust
   public static let decodedFileExtensions: Set<String> = Set(
     allCases.filter(\.isDecoded).flatMap(\.fileExtensions))
 
-  /// The usual file extension (without the dot).
-  public var fileExtension: String {
-    switch self {
-    case .jpeg: "jpg"
-    case .heif: "heic"
-    case .tiff: "tif"
-    default: rawValue
-    }
-  }
+  /// The usual file extension (without the dot): the first of ``fileExtensions``.
+  public var fileExtension: String { fileExtensions[0] }
 
   /// Recognises the format from the first bytes (at least 12 are needed for HEIF/WebP), never
   /// from a file name. Returns `nil` for anything that is not an image container we know.
