@@ -15,7 +15,7 @@ enum ColorMeasurement {
   ///   - lights: how clearly the photo is dark by its own lights (a night street, a lamp-lit
   ///     room; ``ExposureMeasurement/darkIntent(hist:total:medianL:p99L:sceneEV:flashFired:)``).
   ///   - blueLight: how clearly it is dark by blue light all over it (twilight, a storm;
-  ///     ``ExposureMeasurement/blueLight(_:medianL:sceneEV:flashFired:)``).
+  ///     ``ExposureMeasurement/blueLight(_:medianL:sceneEV:flashFired:highlightWarmth:)``).
   ///   - greyPixels: the grey-pixel estimate of the same copy (``GreyPixels``), kept as
   ///     ``ColorAnalysis/greyPixelTint`` and ``ColorAnalysis/greyPixelWarmth``.
   ///   - highlightWarmth: the colour of the brightest detail (``HighlightColor``), kept as
@@ -217,7 +217,7 @@ enum ColorMeasurement {
   /// street lamps (1.10 warm, 0.21 green) to a waterfall at dusk (0.04, 0.01). So an estimate
   /// neither warm nor green there is not the lamps' and keeps its trust; a storm, whose darkness
   /// is its blue light, keeps that doubt
-  /// (``ExposureMeasurement/blueLight(_:medianL:sceneEV:flashFired:)``). Under the
+  /// (``ExposureMeasurement/blueLight(_:medianL:sceneEV:flashFired:highlightWarmth:)``). Under the
   /// harness's strong casts, a dim room before a sunlit window kept a third of its magenta cast
   /// (trust 0.51, now 1.0) and a father on a lawn at dusk nearly half of its cool cast (0.63,
   /// now 0.92).

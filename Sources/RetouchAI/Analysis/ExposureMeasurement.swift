@@ -277,7 +277,7 @@ enum ExposureMeasurement {
   /// The exposure facts, and how sure we are that a dark photo is dark on purpose (0...1): by
   /// its lights (``darkIntent(hist:total:medianL:p99L:sceneEV:flashFired:)``, a night street, a
   /// lamp-lit room) or by blue light all over it
-  /// (``blueLight(_:medianL:sceneEV:flashFired:)``, twilight, a storm).
+  /// (``blueLight(_:medianL:sceneEV:flashFired:highlightWarmth:)``, twilight, a storm).
   static func measure(_ input: Inputs) -> (ExposureAnalysis, lights: Double, blueLight: Double) {
     let stats = input.stats
     let hist = stats.histogram
@@ -349,9 +349,10 @@ enum ExposureMeasurement {
         sceneEV: sceneEV, flashFired: input.capture.flashFired) * (1 - litFace)
     // The darkness of a frame coloured all over by blue light (twilight, a storm, a night sky)
     // is that light's as much as a night street's is
-    // (``blueLight(_:medianL:sceneEV:flashFired:)``).
+    // (``blueLight(_:medianL:sceneEV:flashFired:highlightWarmth:)``).
     let blue = blueLight(
-      stats, medianL: percentiles[3], sceneEV: sceneEV, flashFired: input.capture.flashFired)
+      stats, medianL: percentiles[3], sceneEV: sceneEV, flashFired: input.capture.flashFired,
+      highlightWarmth: input.highlightWarmth)
     let mood = max(intent, blue)
     let globalEV = log2(targetKey / max(key, 1e-4))
     var ev = 0.6 * log2(targetKey / max(region.key, 1e-4)) + 0.4 * globalEV
@@ -1210,12 +1211,18 @@ enum ExposureMeasurement {
   /// Mean chroma over which that colour is strong enough to be the light's, not a grey frame's
   /// slight tint.
   static let blueLightChroma = 10.0...20.0
+  /// How blue the brightest detail (``HighlightColor``, −log2 R/B) reads over which the blue
+  /// is the light's, counting fully at the upper end.
+  static let blueLightHighlight = 0.2...0.5
 
   /// How clearly a dark frame is coloured all over by blue light (0...1): its median under
   /// L* 40–55, nearly all of its colour blue or aqua, and strong. Twilight and the blue hour, a
   /// storm, a night sky or an aurora are dark by their light, which they show without the small
   /// bright lights ``darkIntent`` looks for. Not with a fired flash, nor with EXIF of a bright
-  /// scene (EV100 8–10 and up).
+  /// scene (EV100 8–10 and up), nor where the brightest detail (``HighlightColor``) is not blue
+  /// (``blueLightHighlight``): a deep blue sky in daylight is as dark and as blue all over, but
+  /// its clouds are white, where the brightest parts of a twilight or a storm are its blue
+  /// light (a blue-hour lake −2.0 log2 R/B, a storm −0.74; a kite's clouds −0.06).
   ///
   /// Given to the harness without EXIF, a blue-hour lake in mist had been brightened by 1.1
   /// stops (ΔE2000 13.2 on the untouched photo, and its 24 degraded copies carried the same
@@ -1223,14 +1230,21 @@ enum ExposureMeasurement {
   /// by half a stop; all three are left alone now. On the 64 photos outside `dev` the summed
   /// ΔE2000 of all 1,536 single degradations fell by 4.5 % (every family the same or better,
   /// untouched photos edited 16 → 13, their mean ΔE2000 1.32 → 0.96); nothing on `dev`
-  /// changed. The cost is underexposed copies of photos mostly blue already: a bridge under a
-  /// blue sky 2 EV down is lifted a little less (ΔE2000 0.67 → 4.52), as is a mildly
-  /// underexposed storm or aurora.
+  /// changed. The cost had been underexposed copies of photos mostly blue already, until the
+  /// brightest detail's colour told them apart: the kite in its sky 0.7–2 EV under had been
+  /// lifted by 0.2–0.3 EV (ΔE2000 6.7–16.2 from the photo; 2.4–2.6 now) and a bridge under a
+  /// blue sky 2 EV down a little less than it lost (4.8; 0.67 now). A mildly underexposed
+  /// storm or aurora is still lifted less.
   static func blueLight(
-    _ stats: PixelStatistics, medianL: Double, sceneEV: Double?, flashFired: Bool?
+    _ stats: PixelStatistics, medianL: Double, sceneEV: Double?, flashFired: Bool?,
+    highlightWarmth: Double? = nil
   ) -> Double {
     guard flashFired != true else { return 0 }
-    let dark = 1 - smoothstep(40, 55, medianL)
+    let blueLit =
+      highlightWarmth.map {
+        smoothstep(blueLightHighlight.lowerBound, blueLightHighlight.upperBound, -$0)
+      } ?? 1
+    let dark = (1 - smoothstep(40, 55, medianL)) * blueLit
     let blue = ColorAnalysis.blueShare(of: stats.totals.hueShares)
     return dark * smoothstep(blueLightShare.lowerBound, blueLightShare.upperBound, blue)
       * smoothstep(blueLightChroma.lowerBound, blueLightChroma.upperBound, stats.totals.meanChroma)
