@@ -255,6 +255,31 @@ struct RecipeRuleTests {
     #expect(Recipe.vivid.config(for: a) == free, "a face in stage light is left as lit")
   }
 
+  /// True Color removes the whole measured cast. Skin protection leaves it as much of that as
+  /// the cast corrections would remove, which is meant to move skin back, and holds back the
+  /// rest, which only moves skin away from how it was.
+  @Test func trueColorMovesSkinOnlyAsFarAsACastCorrection() throws {
+    var a = balancedAnalysis()
+    a.faces = [face()]
+    a.color.confidence = 1
+    a.color.warmth = 0.6
+    let cool = try #require(Recipe.coolDown.config(for: a))
+    let cast = try #require(Recipe.trueColor.config(for: a))
+    #expect(cool.value(of: .temperature) < -0.1)
+    #expect(cast.value(of: .temperature) <= cool.value(of: .temperature), "\(cast.properties)")
+    // A reading no correction takes for a cast: True Color alone would move the skin.
+    a.color.warmth = 0.2
+    #expect(Recipe.coolDown.config(for: a) == nil)
+    let faceless = { var b = a; b.faces = []; return b }()
+    let free = try #require(Recipe.trueColor.config(for: faceless))
+    let held = try #require(Recipe.trueColor.config(for: a))
+    #expect(free.value(of: .temperature) < held.value(of: .temperature), "\(held.properties)")
+    let skin = a.faces[0].skinLab
+    let (h0, _) = skinHueAndChroma(.neutral, lab: skin)
+    let (h1, _) = skinHueAndChroma(held, lab: skin)
+    #expect(abs(LabColor.hueDifference(h0, h1)) <= 3, "skin hue \(h0) → \(h1)")
+  }
+
   @Test func darkFaceIsLiftedButNotInColouredLight() throws {
     var a = balancedAnalysis()
     a.faces = [face(luminance: 0.03)]

@@ -15,7 +15,8 @@ struct RecipeLimits: LearnedEditLimiting {
     var c = config
     if recipe.kind != .theme {
       c = RecipeRules.protectSkin(
-        c, analysis: analysis, castCorrection: RecipeRules.changesWhiteBalance(recipe))
+        c, analysis: analysis,
+        exempt: RecipeRules.castRemoval(c, recipe: recipe, analysis: analysis))
     }
     c = RecipeRules.limitGrain(c, recipe: recipe, analysis: analysis)
     let change = LabPixels(ranker.render(c)).meanDifference(to: ranker.original)

@@ -26,17 +26,44 @@ enum RecipeRules {
       if a.isMonochrome { config = withoutColour(config) }
       config = liftDarkFaces(config, recipe: recipe, analysis: a)
       config = sharpenBlurredFace(config, recipe: recipe, analysis: a)
-      config = protectSkin(config, analysis: a, castCorrection: changesWhiteBalance(recipe))
+      config = protectSkin(
+        config, analysis: a, exempt: castRemoval(config, recipe: recipe, analysis: a))
     }
     return limitGrain(config, recipe: recipe, analysis: a)
   }
 
-  /// Whether `recipe` moves white balance on purpose (removing a cast), so skin protection leaves
-  /// its temperature and tint alone.
-  static func changesWhiteBalance(_ recipe: Recipe) -> Bool {
-    recipe.kind == .correction
-      && ["warm-up", "cool-down", "fix-tint", "enhance"].contains(recipe.id)
-      || recipe.id == "true-color"
+  /// The white balance of `c` that removes a measured cast (``EditSettingType/temperature``
+  /// and ``EditSettingType/tint``), which is meant to move skin back and which skin protection
+  /// therefore leaves alone: all of it in a cast correction (Warm Up, Cool Down, Fix Tint,
+  /// Enhance); in True Color, which removes the whole measured cast, only as much as the cast
+  /// corrections would remove (``castCorrectionBalance(_:)``), in the same direction.
+  ///
+  /// True Color had been exempt whole: on a couple before sunlit rock (g48), whose cast no
+  /// correction removes, it moved their skin 4.9° and 6.6° in hue.
+  static func castRemoval(_ c: EditConfig, recipe: Recipe, analysis a: PhotoAnalysis)
+    -> [EditSettingType: Double]
+  {
+    let balance: [EditSettingType] = [.temperature, .tint]
+    var exempt: [EditSettingType: Double] = [:]
+    let corrections = [Recipe.warmUp, .coolDown, .fixTint, .enhance].map(\.id)
+    if recipe.kind == .correction && corrections.contains(recipe.id) {
+      for t in balance where c.value(of: t) != 0 { exempt[t] = c.value(of: t) }
+    } else if recipe.id == Recipe.trueColor.id {
+      let corrected = castCorrectionBalance(a)
+      for t in balance {
+        let own = c.value(of: t), cast = corrected.value(of: t)
+        guard own * cast > 0 else { continue }
+        exempt[t] = abs(own) < abs(cast) ? own : cast
+      }
+    }
+    return exempt
+  }
+
+  /// The white balance the cast corrections give `a`: Warm Up's or Cool Down's (which take the
+  /// green–magenta part with them), else Fix Tint's.
+  static func castCorrectionBalance(_ a: PhotoAnalysis) -> EditConfig {
+    let cast = Recipe.warmUp.propose(a) ?? Recipe.coolDown.propose(a) ?? Recipe.fixTint.propose(a)
+    return cast?.config ?? .neutral
   }
 
   /// `c` without its colour settings (``isColorShift(_:)``). On a black-and-white photo those
@@ -85,16 +112,15 @@ enum RecipeRules {
 
   /// Scales the colour settings down until every naturally lit face's skin colour (and a
   /// lighter and darker shade of it) keeps its hue within ``maxSkinHueShift`` and its chroma in
-  /// ``skinChromaRange``, measured through the renderer's own colour transform. A cast
-  /// correction's white balance is meant to move skin back and is left out of the measurement.
-  static func protectSkin(_ c: EditConfig, analysis a: PhotoAnalysis, castCorrection: Bool)
-    -> EditConfig
-  {
+  /// ``skinChromaRange``, measured through the renderer's own colour transform. White balance
+  /// that removes a cast (`exempt`, from ``castRemoval(_:recipe:analysis:)``) is meant to move
+  /// skin back: it is left out of the measurement, and only what goes past it is scaled.
+  static func protectSkin(
+    _ c: EditConfig, analysis a: PhotoAnalysis, exempt: [EditSettingType: Double] = [:]
+  ) -> EditConfig {
     let faces = a.naturallyLitFaces.prefix(3)
     guard !faces.isEmpty, c.look == nil else { return c }
-    let keys = c.properties.keys.filter {
-      isColorShift($0) && !(castCorrection && ($0 == .temperature || $0 == .tint))
-    }
+    let keys = c.properties.keys.filter { isColorShift($0) && c.value(of: $0) != exempt[$0] }
     guard !keys.isEmpty else { return c }
     var samples: [SIMD3<Double>] = []
     for f in faces where f.skinLab.count == 3 {
@@ -106,12 +132,7 @@ enum RecipeRules {
     }
     // The part of the edit that is judged: everything but an exempt white balance, whose
     // effect is applied to the "before" colours so only the rest is measured.
-    var base: [EditSettingType: Double] = [:]
-    if castCorrection {
-      for t in [EditSettingType.temperature, .tint] where c.value(of: t) != 0 {
-        base[t] = c.value(of: t)
-      }
-    }
+    let base = exempt.filter { $0.value != 0 }
     let judged = c.properties.filter { !$0.key.isSpatial }
     // The "before" colours: the edit without its colour shifts (which `factor` scales), so the
     // same for every factor: made once, not once per factor (each transform builds 4,096-entry
@@ -124,9 +145,14 @@ enum RecipeRules {
       let l0 = LabColor.lab(r: Double(r0), g: Double(g0), b: Double(b0))
       return (lab: l0, chroma: LabColor.chroma(l0))
     }
+    // A setting scaled toward its exempt part (0 for most).
+    func scaled(_ k: EditSettingType, by factor: Double) -> Double {
+      let from = base[k] ?? 0
+      return from + (c.value(of: k) - from) * factor
+    }
     func withinLimits(_ factor: Double) -> Bool {
       var p = judged
-      for k in keys { p[k] = (p[k] ?? 0) * factor }
+      for k in keys { p[k] = scaled(k, by: factor) }
       // Unless white balance is among the scaled settings, its tables are the "before" ones.
       let after = ColorToneTransform(
         EditConfig(properties: p), colorSpace: .sRGB, reusingTablesOf: tone)
@@ -148,7 +174,7 @@ enum RecipeRules {
       if withinLimits(mid) { lo = mid } else { hi = mid }
     }
     var p = c.properties
-    for k in keys { p[k] = Sizing.step((p[k] ?? 0) * lo) }
+    for k in keys { p[k] = Sizing.step(scaled(k, by: lo)) }
     return c.with(properties: p)
   }
 
