@@ -270,7 +270,8 @@ struct RecipeRuleTests {
     // A reading no correction takes for a cast: True Color alone would move the skin.
     a.color.warmth = 0.2
     #expect(Recipe.coolDown.config(for: a) == nil)
-    let faceless = { var b = a; b.faces = []; return b }()
+    var faceless = a
+    faceless.faces = []
     let free = try #require(Recipe.trueColor.config(for: faceless))
     let held = try #require(Recipe.trueColor.config(for: a))
     #expect(free.value(of: .temperature) < held.value(of: .temperature), "\(held.properties)")
