@@ -14,9 +14,7 @@ struct RecipeLimits: LearnedEditLimiting {
     guard let recipe = Recipe.named(suggestion.lookID) else { return nil }
     var c = config
     if recipe.kind != .theme {
-      c = RecipeRules.protectSkin(
-        c, analysis: analysis,
-        exempt: RecipeRules.castRemoval(c, recipe: recipe, analysis: analysis))
+      c = RecipeRules.protectSkin(c, recipe: recipe, analysis: analysis)
     }
     c = RecipeRules.limitGrain(c, recipe: recipe, analysis: analysis)
     let change = LabPixels(ranker.render(c)).meanDifference(to: ranker.original)

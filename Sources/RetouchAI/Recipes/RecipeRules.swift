@@ -26,8 +26,7 @@ enum RecipeRules {
       if a.isMonochrome { config = withoutColour(config) }
       config = liftDarkFaces(config, recipe: recipe, analysis: a)
       config = sharpenBlurredFace(config, recipe: recipe, analysis: a)
-      config = protectSkin(
-        config, analysis: a, exempt: castRemoval(config, recipe: recipe, analysis: a))
+      config = protectSkin(config, recipe: recipe, analysis: a)
     }
     return limitGrain(config, recipe: recipe, analysis: a)
   }
@@ -45,8 +44,7 @@ enum RecipeRules {
   {
     let balance: [EditSettingType] = [.temperature, .tint]
     var exempt: [EditSettingType: Double] = [:]
-    let corrections = [Recipe.warmUp, .coolDown, .fixTint, .enhance].map(\.id)
-    if recipe.kind == .correction && corrections.contains(recipe.id) {
+    if [Recipe.warmUp, .coolDown, .fixTint, .enhance].map(\.id).contains(recipe.id) {
       for t in balance where c.value(of: t) != 0 { exempt[t] = c.value(of: t) }
     } else if recipe.id == Recipe.trueColor.id {
       let corrected = castCorrectionBalance(a)
@@ -113,13 +111,14 @@ enum RecipeRules {
   /// Scales the colour settings down until every naturally lit face's skin colour (and a
   /// lighter and darker shade of it) keeps its hue within ``maxSkinHueShift`` and its chroma in
   /// ``skinChromaRange``, measured through the renderer's own colour transform. White balance
-  /// that removes a cast (`exempt`, from ``castRemoval(_:recipe:analysis:)``) is meant to move
-  /// skin back: it is left out of the measurement, and only what goes past it is scaled.
-  static func protectSkin(
-    _ c: EditConfig, analysis a: PhotoAnalysis, exempt: [EditSettingType: Double] = [:]
-  ) -> EditConfig {
+  /// that removes a cast (``castRemoval(_:recipe:analysis:)``) is meant to move skin back: it is
+  /// left out of the measurement, and only what goes past it is scaled.
+  static func protectSkin(_ c: EditConfig, recipe: Recipe, analysis a: PhotoAnalysis)
+    -> EditConfig
+  {
     let faces = a.naturallyLitFaces.prefix(3)
     guard !faces.isEmpty, c.look == nil else { return c }
+    let exempt = castRemoval(c, recipe: recipe, analysis: a)
     let keys = c.properties.keys.filter { isColorShift($0) && c.value(of: $0) != exempt[$0] }
     guard !keys.isEmpty else { return c }
     var samples: [SIMD3<Double>] = []
@@ -132,13 +131,12 @@ enum RecipeRules {
     }
     // The part of the edit that is judged: everything but an exempt white balance, whose
     // effect is applied to the "before" colours so only the rest is measured.
-    let base = exempt.filter { $0.value != 0 }
     let judged = c.properties.filter { !$0.key.isSpatial }
     // The "before" colours: the edit without its colour shifts (which `factor` scales), so the
     // same for every factor: made once, not once per factor (each transform builds 4,096-entry
     // tables).
     let tone = ColorToneTransform(
-      EditConfig(properties: judged.filter { !isColorShift($0.key) }.merging(base) { $1 }),
+      EditConfig(properties: judged.filter { !isColorShift($0.key) }.merging(exempt) { $1 }),
       colorSpace: .sRGB)
     let before = samples.map { s in
       let (r0, g0, b0) = tone.apply(Float(s.x), Float(s.y), Float(s.z))
@@ -147,7 +145,7 @@ enum RecipeRules {
     }
     // A setting scaled toward its exempt part (0 for most).
     func scaled(_ k: EditSettingType, by factor: Double) -> Double {
-      let from = base[k] ?? 0
+      let from = exempt[k] ?? 0
       return from + (c.value(of: k) - from) * factor
     }
     func withinLimits(_ factor: Double) -> Bool {
