@@ -58,8 +58,10 @@ enum ExposureMeasurement {
   /// missing. Thirteen histogram readings together (blown, clipped and two-channel-clipped
   /// shares, the top codes' density, key, unblown key, percentiles, bright saturation) do not
   /// tell them apart either: a logistic fit on the 85 photos and their two copies, each photo
-  /// left out of its own fit, flags 26 % of the +0.5 EV and 52 % of the +1 EV copies once it
-  /// flags 2 originals, about as many as these rules darken (27 % and 49 % outside `dev`).
+  /// left out of its own fit, flags 20–34 % of the +0.5 EV and 53–65 % of the +1 EV copies
+  /// once it flags 2 originals (readings as they are or as logarithms, ridge 0.1–10), little
+  /// more than these rules darken (27 % and 49 % outside `dev`); flagging 8 originals, 40–62 %
+  /// and 74–81 %.
   static let darkenDeadBand = 0.5
   /// Share of the photo in bright colours clipped in two channels
   /// (``ExposureAnalysis/clippedColourShare``) over which it reads as overexposed, fading in
@@ -1237,7 +1239,7 @@ enum ExposureMeasurement {
   /// storm or aurora is still lifted less.
   static func blueLight(
     _ stats: PixelStatistics, medianL: Double, sceneEV: Double?, flashFired: Bool?,
-    highlightWarmth: Double? = nil
+    highlightWarmth: Double?
   ) -> Double {
     guard flashFired != true else { return 0 }
     let blueLit =
